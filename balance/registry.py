@@ -1,0 +1,125 @@
+"""Games and strategies, registered by name.
+
+A game package calls :func:`register_game` with its :class:`GameSpec` when it is
+imported; strategy modules call :func:`register_strategy`. Lookups import the
+built-in packages lazily, then any plugin modules (``--plugin MODULE`` or the
+``balance.strategies`` entry-point group), so a user adds a strategy without
+editing the toolkit.
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from importlib.metadata import entry_points
+from typing import Any, Callable
+
+import numpy as np
+
+from balance.errors import BalanceError
+
+_GAMES: dict[str, "GameSpec"] = {}
+_STRATEGIES: dict[str, dict[str, "Strategy"]] = {}
+_BUILTIN_GAMES = ("simulators.colosseum",)
+_BUILTIN_STRATEGIES = ("strategies.colosseum",)
+_loaded = False
+
+
+@dataclass
+class Strategy:
+    """A jitted decision callback with a name, a one-line description and float knobs."""
+
+    name: str
+    game: str
+    fn: Any  # numba dispatcher, signature fixed per game
+    description: str
+    params: np.ndarray
+    param_names: tuple[str, ...] = ()
+    source: str = "builtin"
+
+    def resolve_params(self, overrides: dict[str, float] | None = None) -> np.ndarray:
+        p = self.params.astype(np.float64).copy()
+        for k, v in (overrides or {}).items():
+            if k not in self.param_names:
+                raise BalanceError(
+                    f"strategy {self.name!r} has no parameter {k!r}; allowed: {', '.join(self.param_names) or 'none'}")
+            p[self.param_names.index(k)] = float(v)
+        return p
+
+
+@dataclass
+class GameSpec:
+    """What the toolkit needs to know about one game; see ``simulators/<game>/game.py``."""
+
+    name: str
+    version: str
+    title: str
+    description: str
+    setups: dict[str, str]
+    default_setup: str
+    module: Any  # the game's game.py module: load_data, build_tables, simulate_chunk, ...
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def register_game(spec: GameSpec) -> None:
+    _GAMES[spec.name] = spec
+    _STRATEGIES.setdefault(spec.name, {})
+
+
+def register_strategy(game: str, name: str, fn: Callable, description: str, params=(),
+                      param_names: tuple[str, ...] = (), source: str = "builtin") -> Strategy:
+    """Register a jitted strategy for ``game`` under ``name`` (re-registering replaces it)."""
+    if not hasattr(fn, "py_func") or not hasattr(fn, "compile"):
+        raise BalanceError(f"strategy {name!r}: {fn!r} is not a numba @njit function")
+    if len(param_names) not in (0, len(params)):
+        raise BalanceError(f"strategy {name!r}: {len(param_names)} parameter names for {len(params)} parameters")
+    st = Strategy(name=name, game=game, fn=fn, description=description,
+                  params=np.asarray(params, dtype=np.float64), param_names=tuple(param_names), source=source)
+    _STRATEGIES.setdefault(game, {})[name] = st
+    return st
+
+
+def _load_builtins() -> None:
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    for mod in _BUILTIN_GAMES + _BUILTIN_STRATEGIES:
+        importlib.import_module(mod)
+    for ep in entry_points(group="balance.strategies"):
+        try:
+            ep.load()
+        except Exception as e:  # a broken third-party plugin must not break the toolkit
+            raise BalanceError(f"entry point {ep.name!r} ({ep.value}) failed to load: {e}") from None
+
+
+def load_plugin(module: str) -> None:
+    """Import a user module that registers strategies (``--plugin``)."""
+    _load_builtins()
+    try:
+        importlib.import_module(module)
+    except ImportError as e:
+        raise BalanceError(f"--plugin {module!r}: cannot import it ({e})") from None
+
+
+def available_games() -> list[str]:
+    _load_builtins()
+    return sorted(_GAMES)
+
+
+def get_game(name: str) -> GameSpec:
+    _load_builtins()
+    if name not in _GAMES:
+        raise BalanceError(f"unknown game {name!r}; available: {', '.join(sorted(_GAMES))}")
+    return _GAMES[name]
+
+
+def strategies_for(game: str) -> dict[str, Strategy]:
+    _load_builtins()
+    return dict(_STRATEGIES.get(game, {}))
+
+
+def get_strategy(game: str, name: str) -> Strategy:
+    strats = strategies_for(game)
+    if name not in strats:
+        raise BalanceError(f"unknown strategy {name!r} for {game}; available: {', '.join(strats)}")
+    return strats[name]

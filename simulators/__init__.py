@@ -1,0 +1,5 @@
+"""Game simulators, one package per game.
+
+Importing this package registers every game with :mod:`balance.registry`
+(games register themselves as they are imported, as OpenSpiel's do).
+"""

@@ -1,0 +1,262 @@
+"""Table access and the effect vocabulary interpreter.
+
+Kernels work on one int64 *machine* array ``m`` (layout in ``enums.py``): config,
+the game state, the data tables at fixed offsets, the program rows and the
+trace. One array per call keeps kernel calls cheap (each array argument costs a
+reference-count round trip when a call is not inlined).
+
+Character TIDE AURAs and ABILITYs and the Overdrives' conditions and effects are
+program rows (op, who, a, b, t0..t5) compiled by ``game.py`` from the vocabulary
+documented in ``data/VOCABULARY.md``. No card number is written here: every
+amount comes from a row.
+"""
+from numba import njit
+
+from simulators.colosseum.enums import (
+    AB_DMG_AT, C_KIND, C_POWER, C_RANGE, C_WIDTH, CARDS_AT, CH_MULT, CH_WIDTH, CHARS_AT, DO_ADJUST_DIE, DO_DAMAGE,
+    DO_HEAL, DO_MOVE, DO_SEAL_DISTANCE, DO_SEAL_PLAYED, DO_SET_DIE, DO_SET_DISTANCE, EV_DAMAGE, EV_DIE, EV_DIST,
+    EV_HEAL, EV_SEAL, EV_SEAL_DIST, IF_ALL_DICE_AT_LEAST, IF_ALL_DICE_AT_MOST, IF_DICE_PAIR, IF_DIE_AT_LEAST,
+    IF_DIE_AT_MOST, IF_DIE_HIGHEST, IF_DISTANCE_IN, IF_HP_AT_LEAST, IF_HP_AT_MOST, IF_HP_BELOW_OPPONENT,
+    IF_HP_NOT_ABOVE_OPPONENT, IF_OPPONENT_PLAYED, IF_ROUND_AT_LEAST, IF_TA_ACTIVE, INT, M_TRACE_AT, M_TRACE_CAP,
+    M_TRACE_CUT, M_TRACE_N, N_DIST, N_SKILLS, O_CHAR, O_DMG, O_HAND, O_HP, O_MAXHP, O_PLAYED, O_SEALED, O_TA, OD,
+    OD_DMG_AT, OD_SLOT, OD_WIDTH, ODS_AT, P_A, P_B, P_OP, P_T, P_WHO, P_WIDTH, PASS, PROG_AT, R_DIE_MAX,
+    R_DIE_MIN, RULES_AT, S_DICE, S_DIST, S_ROUND, S_SEALED_DIST, SEAT0, SEAT_W, TRACE_W,
+)
+
+
+# ----------------------------------------------------------------------------- table access
+@njit(cache=True, inline='always')
+def rule_nb(m, r):
+    return m[RULES_AT + r]
+
+
+@njit(cache=True, inline='always')
+def card_nb(m, c, col):
+    return m[CARDS_AT + c * C_WIDTH + col]
+
+
+@njit(cache=True, inline='always')
+def char_nb(m, ch, col):
+    return m[CHARS_AT + ch * CH_WIDTH + col]
+
+
+@njit(cache=True, inline='always')
+def od_nb(m, o, col):
+    return m[ODS_AT + o * OD_WIDTH + col]
+
+
+@njit(cache=True, inline='always')
+def prog_nb(m, row, col):
+    return m[PROG_AT + row * P_WIDTH + col]
+
+
+@njit(cache=True, inline='always')
+def od_damage_hint_nb(m, o, stage):
+    return m[OD_DMG_AT + o * 3 + stage]
+
+
+@njit(cache=True, inline='always')
+def ability_damage_hint_nb(m, ch, kind):
+    return m[AB_DMG_AT + ch * 6 + kind]
+
+
+@njit(cache=True, inline='always')
+def seat_nb(p):
+    """Offset of seat ``p``'s block in the state."""
+    return SEAT0 + p * SEAT_W
+
+
+# ----------------------------------------------------------------------------- trace
+@njit(cache=True, inline='always')
+def emit_nb(m, rnd, seat, code, a, b, c):
+    """Append one event row to the trace (no-op when tracing is off)."""
+    cap = m[M_TRACE_CAP]
+    if cap == 0:
+        return
+    n = m[M_TRACE_N]
+    if n >= cap:
+        m[M_TRACE_CUT] = 1  # the replay says the log was cut
+        return
+    at = m[M_TRACE_AT] + n * TRACE_W
+    m[at] = rnd
+    m[at + 1] = seat
+    m[at + 2] = code
+    m[at + 3] = a
+    m[at + 4] = b
+    m[at + 5] = c
+    m[M_TRACE_N] = n + 1
+
+
+# ----------------------------------------------------------------------------- small rules
+@njit(cache=True, inline='always')
+def card_kind_nb(m, card):
+    """Kind of a played hand slot: STR/DEX/INT/MOVE for skills, OD, or PASS for none."""
+    if card < 0:
+        return PASS
+    if card == OD_SLOT:
+        return OD
+    return m[CARDS_AT + card * C_WIDTH + C_KIND]
+
+
+@njit(cache=True, inline='always')
+def die_value_nb(m, die):
+    if die < 3:
+        return m[S_DICE + die]
+    return m[S_DICE] + m[S_DICE + 1] + m[S_DICE + 2]
+
+
+@njit(cache=True, inline='always')
+def set_die_nb(m, die, value):
+    v = min(max(value, m[RULES_AT + R_DIE_MIN]), m[RULES_AT + R_DIE_MAX])
+    if v != m[S_DICE + die]:
+        emit_nb(m, m[S_ROUND], -1, EV_DIE, die, m[S_DICE + die], v)
+        m[S_DICE + die] = v
+
+
+@njit(cache=True, inline='always')
+def adjust_die_nb(m, die, by):
+    """Adjust one die (0..2) or all three (3) by ``by``, clamped to the die's faces."""
+    if die == 3:
+        for d in range(3):
+            set_die_nb(m, d, m[S_DICE + d] + by)
+    else:
+        set_die_nb(m, die, m[S_DICE + die] + by)
+
+
+@njit(cache=True, inline='always')
+def deal_damage_nb(m, source, target, amount, src_kind):
+    """``source`` seat deals ``amount`` to ``target`` (HP stops at 0)."""
+    if amount <= 0:
+        return
+    tb = SEAT0 + target * SEAT_W
+    m[tb + O_HP] = max(m[tb + O_HP] - amount, 0)
+    if source != target:
+        m[SEAT0 + source * SEAT_W + O_DMG] += amount
+    emit_nb(m, m[S_ROUND], source, EV_DAMAGE, target, amount, src_kind)
+
+
+@njit(cache=True)
+def seal_card_nb(m, owner, card):
+    """Seal ``owner``'s hand card: it leaves the hand for the rest of the game."""
+    if card < 0:
+        return
+    ob = SEAT0 + owner * SEAT_W
+    m[ob + O_HAND] &= ~(1 << card)
+    m[ob + O_SEALED] |= 1 << card
+    emit_nb(m, m[S_ROUND], owner, EV_SEAL, card, 0, 0)
+
+
+# ----------------------------------------------------------------------------- the vocabulary
+@njit(cache=True, inline='always')
+def cond_nb(m, seat, row, dist):
+    """One condition row, evaluated for ``seat`` with the distance ``dist``."""
+    at = PROG_AT + row * P_WIDTH
+    op = m[at + P_OP]
+    who = seat if m[at + P_WHO] == 0 else 1 - seat
+    a = m[at + P_A]
+    b = m[at + P_B]
+    wb = SEAT0 + who * SEAT_W
+    if op == IF_DIE_AT_LEAST:
+        return die_value_nb(m, a) >= b
+    if op == IF_DIE_AT_MOST:
+        return die_value_nb(m, a) <= b
+    if op == IF_ALL_DICE_AT_LEAST:
+        return m[S_DICE] >= b and m[S_DICE + 1] >= b and m[S_DICE + 2] >= b
+    if op == IF_ALL_DICE_AT_MOST:
+        return m[S_DICE] <= b and m[S_DICE + 1] <= b and m[S_DICE + 2] <= b
+    if op == IF_DIE_HIGHEST:
+        v = m[S_DICE + a]
+        return v > m[S_DICE + (a + 1) % 3] and v > m[S_DICE + (a + 2) % 3]
+    if op == IF_DICE_PAIR:
+        return m[S_DICE] == m[S_DICE + 1] or m[S_DICE] == m[S_DICE + 2] or m[S_DICE + 1] == m[S_DICE + 2]
+    if op == IF_DISTANCE_IN:
+        return (a >> dist) & 1 == 1
+    if op == IF_HP_AT_MOST:
+        return m[wb + O_HP] <= b
+    if op == IF_HP_AT_LEAST:
+        return m[wb + O_HP] >= b
+    if op == IF_HP_BELOW_OPPONENT:
+        return m[wb + O_HP] < m[SEAT0 + (1 - who) * SEAT_W + O_HP]
+    if op == IF_HP_NOT_ABOVE_OPPONENT:
+        return m[wb + O_HP] <= m[SEAT0 + (1 - who) * SEAT_W + O_HP]
+    if op == IF_OPPONENT_PLAYED:
+        return (a >> card_kind_nb(m, m[SEAT0 + (1 - seat) * SEAT_W + O_PLAYED])) & 1 == 1
+    if op == IF_ROUND_AT_LEAST:
+        return m[S_ROUND] + 1 >= b
+    if op == IF_TA_ACTIVE:
+        return m[wb + O_TA] == 1
+    return False
+
+
+@njit(cache=True, inline='always')
+def conds_nb(m, seat, start, n, dist):
+    """All ``n`` condition rows from ``start`` hold (an empty list holds)."""
+    for row in range(start, start + n):
+        if not cond_nb(m, seat, row, dist):
+            return False
+    return True
+
+
+@njit(cache=True)
+def _seal_distance_nb(m, seat):
+    """Seal the distance the opponent is best at: the other unsealed distance where the
+    opponent's hand has the most base power in range (ties: the lower distance)."""
+    ob = SEAT0 + (1 - seat) * SEAT_W
+    hand = m[ob + O_HAND]
+    och = m[ob + O_CHAR]
+    best = -1
+    best_score = -1
+    for d in range(N_DIST):
+        if d == m[S_DIST] or (m[S_SEALED_DIST] >> d) & 1:
+            continue
+        score = 0
+        for c in range(N_SKILLS):
+            k = card_nb(m, c, C_KIND)
+            if (hand >> c) & 1 and k <= INT and (card_nb(m, c, C_RANGE) >> d) & 1:
+                score += card_nb(m, c, C_POWER) * char_nb(m, och, CH_MULT + k)
+        if score > best_score:
+            best = d
+            best_score = score
+    if best >= 0:
+        m[S_SEALED_DIST] = 1 << best  # one range card sealed at a time: a new seal replaces the old
+        emit_nb(m, m[S_ROUND], seat, EV_SEAL_DIST, best, 0, 0)
+
+
+@njit(cache=True)
+def effects_nb(m, seat, start, n, src_kind):
+    """Run ``n`` effect rows from ``start`` for ``seat``."""
+    rnd = m[S_ROUND]
+    for row in range(start, start + n):
+        at = PROG_AT + row * P_WIDTH
+        op = m[at + P_OP]
+        target = seat if m[at + P_WHO] == 0 else 1 - seat
+        a = m[at + P_A]
+        b = m[at + P_B]
+        if op == DO_DAMAGE:
+            amount = b
+            if a >= 0:
+                amount += m[at + P_T + m[S_DICE + a] - 1]
+            deal_damage_nb(m, seat, target, amount, src_kind)
+        elif op == DO_HEAL:
+            tb = SEAT0 + target * SEAT_W
+            hp = min(m[tb + O_HP] + b, m[tb + O_MAXHP])
+            if hp > m[tb + O_HP]:
+                emit_nb(m, rnd, target, EV_HEAL, hp - m[tb + O_HP], 0, 0)
+                m[tb + O_HP] = hp
+        elif op == DO_ADJUST_DIE:
+            adjust_die_nb(m, a, b)
+        elif op == DO_SET_DIE:
+            if a == 3:
+                for d in range(3):
+                    set_die_nb(m, d, b)
+            else:
+                set_die_nb(m, a, b)
+        elif op == DO_MOVE or op == DO_SET_DISTANCE:
+            dest = m[S_DIST] + b if op == DO_MOVE else a
+            if 0 <= dest < N_DIST and (m[S_SEALED_DIST] >> dest) & 1 == 0 and dest != m[S_DIST]:
+                emit_nb(m, rnd, seat, EV_DIST, m[S_DIST], dest, 0)
+                m[S_DIST] = dest
+        elif op == DO_SEAL_PLAYED:
+            seal_card_nb(m, target, m[SEAT0 + target * SEAT_W + O_PLAYED])
+        elif op == DO_SEAL_DISTANCE:
+            _seal_distance_nb(m, seat)

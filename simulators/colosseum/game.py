@@ -1,0 +1,508 @@
+"""Colosseum (2016): a simultaneous-choice character duel with Dragon Tide dice and Overdrives.
+
+Rules summary (``../shared/rules/colosseum_2016.txt``; readings in ``RULINGS.md``):
+two players pick different characters and a hidden Overdrive; the range starts
+MIDDLE, three dice start at 3 adjusted by both characters; each hand is the 8
+skill kinds + the Overdrive. Each round both pick a card face down, reveal, and
+resolve MOVE, then Overdrives, then (if no Overdrive exerted) the STR > DEX >
+INT > STR matchup and range. HP 0 ends the game at once.
+
+Parameters (``data/rules.toml``; ``--override rules.<name>=<value>``):
+
+================== ====== ======= ==============================================
+name               type   default meaning
+================== ====== ======= ==============================================
+max_rounds         int    60      simulator cap; later games are timeouts (draw)
+die_min/die_max    int    1/6     faces of the Dragon Tide dice
+die_start          int    3       pip every die starts at
+start_distance     str    MIDDLE  starting range card
+cards_return       bool   true    played cards go back to the hand (ruling R1)
+move_hit_vs_overdrive bool true   a MOVE escaping an Overdrive Hits (R6)
+both_moves         str    sum     two MOVEs add up, or "cancel" (R5)
+tide_aura_at_start bool   true    aura state checked at setup (R8)
+================== ====== ======= ==============================================
+
+Setups: ``random`` (characters dealt at random), ``draft`` (3 dealt each, pick 1),
+``free`` (a coin flip, then picks in turn). ``--matchup A:B`` pins the characters.
+"""
+from __future__ import annotations
+
+import json
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from balance.data import GameData, load_game_data
+from balance.errors import BalanceError, DataError
+from simulators.colosseum import enums as E
+from simulators.colosseum.schema import DIES, DISTANCES, SCHEMAS
+
+DATA_DIR = Path(__file__).parent / "data"
+NAME = "colosseum"
+VERSION = "1"
+SETUPS = {
+    "random": "characters dealt at random (no mirror); Overdrives chosen by the strategies",
+    "draft": "3 characters dealt to each player, each picks 1; Overdrives chosen by the strategies",
+    "free": "a coin flip decides who picks first; characters picked in turn, Overdrives by the strategies",
+}
+DEFAULT_SETUP = "random"
+_KIND = {"STR": E.STR, "DEX": E.DEX, "INT": E.INT, "MOVE": E.MOVE, "OVERDRIVE": E.OD, "PASS": E.PASS}
+_DIE = {"STR": 0, "DEX": 1, "INT": 2, "SUM": 3, "ALL": 3, "NONE": -1}
+_DIST = {d: i for i, d in enumerate(DISTANCES)}
+_COND_OPS = {
+    "die_at_least": E.IF_DIE_AT_LEAST, "die_at_most": E.IF_DIE_AT_MOST,
+    "all_dice_at_least": E.IF_ALL_DICE_AT_LEAST, "all_dice_at_most": E.IF_ALL_DICE_AT_MOST,
+    "die_highest": E.IF_DIE_HIGHEST, "dice_pair": E.IF_DICE_PAIR, "distance_in": E.IF_DISTANCE_IN,
+    "hp_at_most": E.IF_HP_AT_MOST, "hp_at_least": E.IF_HP_AT_LEAST,
+    "hp_below_opponent": E.IF_HP_BELOW_OPPONENT, "hp_not_above_opponent": E.IF_HP_NOT_ABOVE_OPPONENT,
+    "opponent_played": E.IF_OPPONENT_PLAYED, "round_at_least": E.IF_ROUND_AT_LEAST,
+    "tide_aura_active": E.IF_TA_ACTIVE,
+}
+_EFF_OPS = {
+    "damage": E.DO_DAMAGE, "heal": E.DO_HEAL, "adjust_die": E.DO_ADJUST_DIE, "set_die": E.DO_SET_DIE,
+    "move": E.DO_MOVE, "set_distance": E.DO_SET_DISTANCE, "seal_played": E.DO_SEAL_PLAYED,
+    "seal_distance": E.DO_SEAL_DISTANCE,
+}
+
+
+# ----------------------------------------------------------------------------- data
+def load_data(folder: Path | None = None, overrides=()) -> GameData:
+    """Load and validate ``folder`` (default: the packaged data), then check cross-field rules."""
+    data = load_game_data(Path(folder) if folder else DATA_DIR, SCHEMAS, overrides)
+    r = data.files["rules"]
+    if not r["die_min"] <= r["die_start"] <= r["die_max"]:
+        raise DataError(f"rules.toml: die_start {r['die_start']} must lie in die_min..die_max "
+                        f"({r['die_min']}..{r['die_max']})")
+    for key, sk in data.files["skills"].items():
+        where = f"skills.toml [{key}]"
+        if sk["attribute"] == "MOVE":
+            if sk["move"] == 0:
+                raise DataError(f"{where} move: a MOVE card needs a non-zero move; allowed -2..-1 or 1..2")
+        else:
+            if not sk["range"]:
+                raise DataError(f"{where} range: an attribute skill needs at least one distance; "
+                                f"allowed: {', '.join(DISTANCES)}")
+            if sk["move"] != 0:
+                raise DataError(f"{where} move: only MOVE cards move; allowed 0 for {sk['attribute']}")
+    return data
+
+
+def _compile(steps: list[dict], rows: list[list[int]], tag: str) -> tuple[int, int]:
+    """Append vocabulary steps to the program rows; return (start, count)."""
+    start = len(rows)
+    for st in steps:
+        row = [0] * E.P_WIDTH
+        kind = st[tag]
+        who = st.get("who", st.get("to", "self" if tag == "if" else "opponent"))
+        row[E.P_WHO] = E.WHO_SELF if who == "self" else E.WHO_OPP
+        if tag == "if":
+            row[E.P_OP] = _COND_OPS[kind]
+            if "die" in st:
+                row[E.P_A] = _DIE[st["die"]]
+            if "distances" in st:
+                row[E.P_A] = sum(1 << _DIST[d] for d in st["distances"])
+            if "kinds" in st:
+                row[E.P_A] = sum(1 << _KIND[k] for k in st["kinds"])
+            row[E.P_B] = st.get("value", 0)
+        else:
+            row[E.P_OP] = _EFF_OPS[kind]
+            if kind == "damage":
+                row[E.P_A] = _DIE[st["tide_die"]]
+                row[E.P_B] = st["amount"]
+                row[E.P_T:E.P_T + 6] = st["tide"]
+            elif kind == "heal":
+                row[E.P_B] = st["amount"]
+            elif kind in ("adjust_die", "set_die"):
+                row[E.P_A] = _DIE[st["die"]]
+                row[E.P_B] = st.get("by", st.get("value", 0))
+            elif kind == "move":
+                row[E.P_B] = st["by"]
+            elif kind == "set_distance":
+                row[E.P_A] = _DIST[st["distance"]]
+        rows.append(row)
+    return start, len(rows) - start
+
+
+@dataclass
+class Tables:
+    """Integer tables for the kernels plus the names the reports print."""
+
+    image: np.ndarray  # the machine without state or trace: config + tables + program rows
+    data: GameData
+    char_keys: list[str]
+    char_names: list[str]
+    od_keys: list[str]
+    od_names: list[str]
+    card_keys: list[str]  # 8 skills then "overdrive"
+    card_names: list[str]
+    provisional: dict[str, list[bool]] = field(default_factory=dict)
+
+    def char_index(self, key: str) -> int:
+        if key not in self.char_keys:
+            raise BalanceError(f"unknown character {key!r}; available: {', '.join(self.char_keys)}")
+        return self.char_keys.index(key)
+
+    def od_index(self, key: str) -> int:
+        if key not in self.od_keys:
+            raise BalanceError(f"unknown Overdrive {key!r}; available: {', '.join(self.od_keys)}")
+        return self.od_keys.index(key)
+
+    def card_index(self, key: str) -> int:
+        if key not in self.card_keys:
+            raise BalanceError(f"unknown card {key!r}; available: {', '.join(self.card_keys)}")
+        return self.card_keys.index(key)
+
+
+def build_tables(data: GameData) -> Tables:
+    """Turn validated data into the machine image: int64 tables at the offsets of ``enums.py``."""
+    f = data.files
+    r = f["rules"]
+    rules = np.zeros(E.R_WIDTH, np.int64)
+    rules[E.R_MAX_ROUNDS] = r["max_rounds"]
+    rules[E.R_DIE_MIN] = r["die_min"]
+    rules[E.R_DIE_MAX] = r["die_max"]
+    rules[E.R_DIE_START] = r["die_start"]
+    rules[E.R_START_DIST] = _DIST[r["start_distance"]]
+    rules[E.R_CARDS_RETURN] = int(r["cards_return"])
+    rules[E.R_MOVE_HIT_VS_OD] = int(r["move_hit_vs_overdrive"])
+    rules[E.R_BOTH_MOVES] = E.BOTH_MOVES_SUM if r["both_moves"] == "sum" else E.BOTH_MOVES_CANCEL
+    rules[E.R_TA_AT_START] = int(r["tide_aura_at_start"])
+
+    skills = f["skills"]
+    cards = np.zeros((len(skills), E.C_WIDTH), np.int64)
+    for i, sk in enumerate(skills.values()):
+        cards[i, E.C_KIND] = _KIND[sk["attribute"]]
+        cards[i, E.C_POWER] = sk["power"]
+        cards[i, E.C_RANGE] = sum(1 << _DIST[d] for d in sk["range"])
+        cards[i, E.C_TIDE_DIE] = _DIE[sk["tide_die"]]
+        cards[i, E.C_TIDE:E.C_TIDE + 6] = sk["tide"]
+        cards[i, E.C_DICE_DIE] = _DIE[sk["dice_die"]]
+        cards[i, E.C_DICE_BY] = sk["dice_by"]
+        cards[i, E.C_MOVE] = sk["move"]
+
+    rows: list[list[int]] = []
+    chs = f["characters"]
+    chars = np.zeros((len(chs), E.CH_WIDTH), np.int64)
+    for i, ch in enumerate(chs.values()):
+        chars[i, E.CH_HP] = ch["hp"]
+        for j, a in enumerate(DIES):
+            chars[i, E.CH_ADJ + j] = ch["dice_adjust"][a]
+            chars[i, E.CH_CORR + j] = ch["base_correction"][a]
+            chars[i, E.CH_MULT + j] = ch["power_multiplier"][a]
+            chars[i, E.CH_TA_POWER + j] = ch["tide_aura"]["power_bonus"][a]
+            chars[i, E.CH_TA_RANGE + j] = sum(1 << _DIST[d] for d in ch["tide_aura"]["range_bonus"][a])
+        ta = ch["tide_aura"]
+        chars[i, E.CH_TA_FREE_MOVE] = int(ta["free_move"])
+        chars[i, E.CH_TA_LATE] = int(ta["late"])
+        chars[i, E.CH_TA_COND], chars[i, E.CH_TA_COND_N] = _compile(ta["when"], rows, "if")
+        chars[i, E.CH_TA_EFF], chars[i, E.CH_TA_EFF_N] = _compile(ta["effects"], rows, "do")
+        ab = ch["ability"]
+        chars[i, E.CH_AB_TRIGGER] = sum(1 << _KIND[k] for k in ab["on_hit"])
+        chars[i, E.CH_AB_EFF], chars[i, E.CH_AB_EFF_N] = _compile(ab["effects"], rows, "do")
+
+    odd = f["overdrives"]
+    ods = np.zeros((len(odd), E.OD_WIDTH), np.int64)
+    for i, od in enumerate(odd.values()):
+        ods[i, E.OD_PRIORITY] = od["priority"]
+        ods[i, E.OD_COMMON], ods[i, E.OD_COMMON_N] = _compile(od["common"], rows, "if")
+        for st, stage in enumerate(od["stages"]):
+            c = E.OD_STAGE_COND + 2 * st
+            ods[i, c], ods[i, c + 1] = _compile(stage["when"], rows, "if")
+            e = E.OD_STAGE_EFF + 2 * st
+            ods[i, e], ods[i, e + 1] = _compile(stage["effects"], rows, "do")
+    prog = np.array(rows, dtype=np.int64).reshape(-1, E.P_WIDTH)
+
+    # strategy hints: what the data's damage steps add up to (a strategy's estimate, not a rule)
+    od_dmg = np.zeros((len(odd), E.N_STAGES), np.int64)
+    for i, od in enumerate(odd.values()):
+        for st, stage in enumerate(od["stages"]):
+            od_dmg[i, st] = sum(x["amount"] for x in stage["effects"] if x["do"] == "damage" and x["to"] == "opponent")
+    ab_dmg = np.zeros((len(chs), 6), np.int64)
+    for i, ch in enumerate(chs.values()):
+        d = sum(x["amount"] for x in ch["ability"]["effects"] if x["do"] == "damage" and x["to"] == "opponent")
+        for k in ch["ability"]["on_hit"]:
+            ab_dmg[i, _KIND[k]] = d
+
+    image = np.zeros(E.PROG_AT + prog.size, np.int64)
+    image[E.M_N_CHARS] = len(chs)
+    image[E.M_N_ODS] = len(odd)
+    image[E.M_N_PROG] = prog.shape[0]
+    for at, arr in ((E.RULES_AT, rules), (E.CARDS_AT, cards), (E.CHARS_AT, chars), (E.ODS_AT, ods),
+                    (E.OD_DMG_AT, od_dmg), (E.AB_DMG_AT, ab_dmg), (E.PROG_AT, prog)):
+        image[at:at + arr.size] = arr.ravel()
+    return Tables(
+        image=image, data=data,
+        char_keys=list(chs), char_names=[c["name"] for c in chs.values()],
+        od_keys=list(odd), od_names=[o["name"] for o in odd.values()],
+        card_keys=list(skills) + ["overdrive"], card_names=[s["name"] for s in skills.values()] + ["Overdrive"],
+        provisional={
+            "character": [bool(c["provisional"]) for c in chs.values()],
+            "overdrive": [bool(o["provisional"]) for o in odd.values()],
+            "card": [bool(s["provisional"]) for s in skills.values()] + [any(o["provisional"] for o in odd.values())],
+        },
+    )
+
+
+# ----------------------------------------------------------------------------- simulation
+def fixed_picks(tables: Tables, settings: dict) -> np.ndarray:
+    """[char0, char1, od0, od1] with -1 where the setup or strategy decides."""
+    fixed = np.full(4, -1, np.int64)
+    m = settings.get("matchup")
+    if m:
+        a, b = m
+        fixed[0] = tables.char_index(a)
+        fixed[1] = tables.char_index(b)
+        if fixed[0] == fixed[1]:
+            raise BalanceError(f"--matchup {a}:{b}: a character cannot face itself (no mirror matches)")
+    for seat, key in enumerate(settings.get("overdrives") or (None, None)):
+        if key:
+            fixed[2 + seat] = tables.od_index(key)
+    return fixed
+
+
+def check_settings(tables: Tables, settings: dict) -> None:
+    setup = settings.get("setup", DEFAULT_SETUP)
+    if setup not in SETUPS:
+        raise BalanceError(f"unknown setup {setup!r} for colosseum; available: {', '.join(SETUPS)}")
+    if setup == "draft" and len(tables.char_keys) < 6 and not settings.get("matchup"):
+        raise BalanceError(f"setup draft deals 3 characters to each player and needs 6; the data has "
+                           f"{len(tables.char_keys)}")
+    fixed_picks(tables, settings)
+
+
+def new_machine(tables: Tables, trace_rows: int = 0) -> np.ndarray:
+    """A fresh machine array: the tables' image, an empty state and room for ``trace_rows`` events."""
+    m = np.zeros(tables.image.size + trace_rows * E.TRACE_W, np.int64)
+    m[:tables.image.size] = tables.image
+    m[E.M_TRACE_AT] = tables.image.size
+    m[E.M_TRACE_CAP] = trace_rows
+    return m
+
+
+def trace_rows(m: np.ndarray) -> np.ndarray:
+    """The events written so far, int64[n, TRACE_W]."""
+    at = int(m[E.M_TRACE_AT])
+    return m[at:at + int(m[E.M_TRACE_N]) * E.TRACE_W].reshape(-1, E.TRACE_W)
+
+
+def simulate_chunk(tables: Tables, settings: dict, start: int, count: int, key: np.ndarray, strategies, params,
+                   machine: np.ndarray | None = None) -> np.ndarray:
+    """Play games ``start .. start+count-1``; return their records (``record_dt``)."""
+    from simulators.colosseum.rules_nb import simulate_chunk_nb
+
+    out = np.zeros(count, dtype=E.record_dt)
+    setup = E.SETUP_NAMES.index(settings.get("setup", DEFAULT_SETUP))
+    m = machine if machine is not None else new_machine(tables)
+    simulate_chunk_nb()(
+        m, np.int64(start), np.int64(count), key, np.int64(setup), fixed_picks(tables, settings),
+        strategies[0].fn, params[0], strategies[1].fn, params[1], np.int64(0), np.int64(1), out,
+    )
+    return out
+
+
+def labels(tables: Tables) -> dict[str, Any]:
+    """Names per id for the reports (and which rest on provisional data)."""
+    return {
+        "character": tables.char_names, "character_key": tables.char_keys,
+        "overdrive": tables.od_names, "overdrive_key": tables.od_keys,
+        "card": tables.card_names, "card_key": tables.card_keys,
+        "end_reason": list(E.END_NAMES), "provisional": tables.provisional,
+        "seats": 2,
+    }
+
+
+# ----------------------------------------------------------------------------- replay and scenarios
+def _card_name(tables: Tables, seat_od: int, c: int) -> str:
+    if c < 0:
+        return "no card"
+    if c == E.OD_SLOT:
+        return f"Overdrive {tables.od_names[seat_od]}" if seat_od >= 0 else "Overdrive"
+    return tables.card_names[c]
+
+
+def describe_events(tables: Tables, m: np.ndarray, names=("P1", "P2"), since: int = 0) -> list[tuple[int, str]]:
+    """Turn the machine's trace rows (from index ``since``) into (round, sentence) pairs."""
+    ods = {p: int(m[E.SEAT0 + p * E.SEAT_W + E.O_OD]) for p in range(2)}
+    out: list[tuple[int, str]] = []
+    die = E.DIE_NAMES
+    dist = E.DIST_NAMES
+    for rnd, seat, code, a, b, c in trace_rows(m)[since:].tolist():
+        who = names[seat] if seat in (0, 1) else ""
+        if code == E.EV_SETUP:
+            ods[seat] = b
+            txt = f"{who} is {tables.char_names[a]} (HP {c}) with the Overdrive {tables.od_names[b]}"
+        elif code == E.EV_PLAY:
+            txt = f"{who} plays {_card_name(tables, ods.get(seat, -1), a)}"
+        elif code == E.EV_MOVE:
+            txt = f"{who} moves from {dist[a]} to {dist[b]}"
+        elif code == E.EV_MOVE_NOTHING:
+            txt = f"{who}'s move does nothing (no distance there from {dist[a]})"
+        elif code == E.EV_DIST:
+            txt = f"distance {dist[a]} -> {dist[b]}"
+        elif code == E.EV_OD_READY:
+            txt = f"{who}'s {tables.od_names[a]}: conditions met"
+        elif code == E.EV_OD_FAIL:
+            txt = f"{who}'s {tables.od_names[a]}: conditions not met, it fails (loses the matchup)"
+        elif code == E.EV_OD_EXERT:
+            txt = f"{who}'s {tables.od_names[a]} exerts its stage-{b} effect (activation {c})"
+        elif code == E.EV_OD_NULLIFIED:
+            txt = f"{who}'s {tables.od_names[a]} is sealed: no effect, not counted"
+        elif code == E.EV_OD_SAME:
+            txt = f"both show {tables.od_names[a]}: neither exerts; {who}'s activation counted ({b})"
+        elif code == E.EV_HIT:
+            txt = f"{who}'s {_card_name(tables, ods.get(seat, -1), a)} HITS"
+        elif code == E.EV_MISS:
+            txt = f"nothing hits at {dist[a]}"
+        elif code == E.EV_DRAW:
+            txt = f"same attribute: {a} vs {b}, the difference goes to the lower side"
+        elif code == E.EV_DAMAGE:
+            txt = f"{who} deals {b} damage to {names[a]} ({E.SRC_NAMES[c]})"
+        elif code == E.EV_HEAL:
+            txt = f"{who} heals {a}"
+        elif code == E.EV_DIE:
+            txt = f"{die[a]} die {b} -> {c}"
+        elif code == E.EV_SEAL:
+            txt = f"{who}'s {_card_name(tables, ods.get(seat, -1), a)} is sealed"
+        elif code == E.EV_SEAL_DIST:
+            txt = f"{who} seals the distance {dist[a]}"
+        elif code == E.EV_ABILITY:
+            txt = f"{who}'s ABILITY ({tables.char_names[a]}) activates"
+        elif code == E.EV_TA:
+            txt = f"{who}'s TIDE AURA turns {'on' if a else 'off'}"
+        elif code == E.EV_KO:
+            txt = "both fall: draw" if seat < 0 else f"{who} wins (HP {a} : {b})"
+        elif code == E.EV_ILLEGAL:
+            txt = f"{who} made an illegal choice ({a})"
+        elif code == E.EV_ROUND_END:
+            continue
+        else:
+            txt = f"event {code} {a} {b} {c}"
+        out.append((rnd, txt))
+    if m[E.M_TRACE_CUT]:
+        out.append((-1, "(log cut: trace buffer full)"))
+    return out
+
+
+def snapshot(tables: Tables, s: np.ndarray) -> dict:
+    """The public state after a round, as plain JSON-able values."""
+    seats = []
+    for p in range(2):
+        b = E.SEAT0 + p * E.SEAT_W
+        seats.append({
+            "character": tables.char_keys[s[b + E.O_CHAR]] if s[b + E.O_CHAR] >= 0 else None,
+            "hp": int(s[b + E.O_HP]),
+            "overdrive": tables.od_keys[s[b + E.O_OD]] if s[b + E.O_OD] >= 0 else None,
+            "od_count": int(s[b + E.O_OD_COUNT]),
+            "tide_aura": bool(s[b + E.O_TA]),
+            "sealed": [tables.card_keys[c] for c in range(E.HAND_SIZE) if (s[b + E.O_SEALED] >> c) & 1],
+        })
+    return {
+        "round": int(s[E.S_ROUND]),
+        "distance": E.DIST_NAMES[s[E.S_DIST]],
+        "dice": {d: int(s[E.S_DICE + i]) for i, d in enumerate(E.DIE_NAMES)},
+        "sealed_distance": [E.DIST_NAMES[d] for d in range(3) if (s[E.S_SEALED_DIST] >> d) & 1],
+        "seats": seats,
+    }
+
+
+def run_scenario(path: Path) -> list[dict]:
+    """Play a scripted game from a TOML file; return one state dict per round (JSON lines).
+
+    File: ``characters = ["terry", "elaine"]``, ``overdrives = ["moon_burial", "estias_fury"]``,
+    optional ``[start]`` (``distance``, ``dice = {STR = .., ...}``, ``hp = [.., ..]``,
+    ``od_count = [.., ..]``, ``tide_aura = [.., ..]``), optional ``data`` (a folder, relative to the
+    file) and ``overrides`` (list of ``KEY=VALUE``), and ``rounds = [["thrust", "advance"], ...]``
+    (card keys per seat; ``"overdrive"`` plays the Overdrive). Rounds run through the same
+    ``resolve_round_nb`` kernel as every simulated game.
+    """
+    from simulators.colosseum.rules_nb import resolve_round_nb, setup_fixed_nb
+
+    path = Path(path)
+    try:
+        doc = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise BalanceError(f"{path}: scenario file not found") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+        raise BalanceError(f"{path}: not valid TOML: {e}") from None
+    data_dir = doc.get("data")
+    if data_dir:
+        data_dir = (path.parent / data_dir).resolve()
+    tables = build_tables(load_data(data_dir, doc.get("overrides", [])))
+    for k in ("characters", "overdrives", "rounds"):
+        if k not in doc:
+            raise BalanceError(f"{path}: missing {k!r}")
+    if len(doc["characters"]) != 2 or len(doc["overdrives"]) != 2:
+        raise BalanceError(f"{path}: characters and overdrives need two entries each (seat 1, seat 2)")
+    fixed = fixed_picks(tables, {"matchup": doc["characters"], "overdrives": doc["overdrives"]})
+
+    s = new_machine(tables, trace_rows=100 * (len(doc["rounds"]) + 1))
+    setup_fixed_nb(s, fixed)
+    st = doc.get("start", {})
+    if "distance" in st:
+        if st["distance"] not in DISTANCES:
+            raise BalanceError(f"{path}: start.distance {st['distance']!r}; allowed: {', '.join(DISTANCES)}")
+        s[E.S_DIST] = _DIST[st["distance"]]
+    for d, v in st.get("dice", {}).items():
+        if d not in DIES or not isinstance(v, int) or not 1 <= v <= 6:
+            raise BalanceError(f"{path}: start.dice.{d} = {v!r}; allowed STR/DEX/INT = 1..6")
+        s[E.S_DICE + DIES.index(d)] = v
+    for name, slot in (("hp", E.O_HP), ("od_count", E.O_OD_COUNT), ("tide_aura", E.O_TA)):
+        if name in st:
+            vals = st[name]
+            if not isinstance(vals, list) or len(vals) != 2:
+                raise BalanceError(f"{path}: start.{name} needs two values (seat 1, seat 2)")
+            for p in range(2):
+                s[E.SEAT0 + p * E.SEAT_W + slot] = int(vals[p])
+
+    rows = [dict(snapshot(tables, s), events=[t for _, t in describe_events(tables, s)])]
+    for i, pair in enumerate(doc["rounds"]):
+        if s[E.S_DONE]:
+            raise BalanceError(f"{path}: round {i + 1}: the game is already over")
+        if not isinstance(pair, list) or len(pair) != 2:
+            raise BalanceError(f"{path}: round {i + 1}: expected two card names, got {pair!r}")
+        cs = []
+        for p, key in enumerate(pair):
+            if key not in tables.card_keys:
+                raise BalanceError(f"{path}: round {i + 1}: seat {p + 1} plays unknown card {key!r}; "
+                                   f"cards: {', '.join(tables.card_keys)}")
+            c = tables.card_keys.index(key)
+            b = E.SEAT0 + p * E.SEAT_W
+            if not (s[b + E.O_HAND] >> c) & 1:
+                why = "it is sealed" if (s[b + E.O_SEALED] >> c) & 1 else "it is not in the hand"
+                raise BalanceError(f"{path}: round {i + 1}: seat {p + 1} cannot play {key!r}: {why}")
+            cs.append(c)
+        since = int(s[E.M_TRACE_N])
+        resolve_round_nb(s, cs[0], cs[1])
+        row = snapshot(tables, s)
+        row["round"] = i + 1
+        row["cards"] = list(pair)
+        row["events"] = [t for _, t in describe_events(tables, s, since=since)]
+        if s[E.S_DONE]:
+            row["winner"] = int(s[E.S_WINNER]) + 1 if s[E.S_WINNER] >= 0 else 0
+            row["end"] = E.END_NAMES[s[E.S_END]]
+        rows.append(row)
+    return rows
+
+
+def replay(tables: Tables, settings: dict, key: np.ndarray, game: int, strategies, params) -> list[str]:
+    """Game ``game`` of a run, told round by round (re-simulated with a trace: same outcome)."""
+    m = new_machine(tables, trace_rows=200 * (int(tables.image[E.RULES_AT + E.R_MAX_ROUNDS]) + 2))
+    rec = simulate_chunk(tables, settings, game, 1, key, strategies, params, machine=m)[0]
+    lines = []
+    last = None
+    for rnd, txt in describe_events(tables, m):
+        if rnd != last and rnd >= 0:
+            lines.append(f"Round {rnd + 1}:" if rnd > 0 or "plays" in txt else "Setup:")
+            last = rnd
+        lines.append(f"  {txt}")
+    end = E.END_NAMES[rec["end_reason"]]
+    res = "draw" if rec["winner"] < 0 else f"P{rec['winner'] + 1} wins"
+    lines.append(f"Result: {res} by {end} after {rec['rounds']} rounds (HP {rec['hp0']} : {rec['hp1']})")
+    return lines
+
+
+def to_json_lines(rows: list[dict]) -> str:
+    return "\n".join(json.dumps(r, ensure_ascii=False) for r in rows)

@@ -1,0 +1,609 @@
+"""Colosseum rule kernels: setup, the Battle Phase of one round, and the game loop.
+
+Every kernel works on the machine array ``m`` (``enums.py``: config, state, tables,
+trace). A round follows the rulebook's battle-phase flow:
+
+1. MOVE processing (distance change; a move to a distance that does not exist
+   or is sealed does nothing, Q5);
+2. Overdrive activation (common + stage conditions, stage = activations + 1 up to
+   the 3rd (Q2); the same Overdrive on both sides: neither exerts, satisfied ones
+   count; lower ``priority`` resolves first and its seal stops the other, which is
+   then not counted (Q4));
+3. if no Overdrive exerted: matchup and range (a MOVE or an Overdrive that did not
+   exert loses the matchup, Q1), Hit damage, same-attribute draw, dice influence;
+4. ABILITY, then TIDE AURA (late ones, e.g. Terry's, after the others), Q3.
+HP reaching 0 ends the game at once (both at 0: a draw).
+"""
+from numba import from_dtype, njit, types
+
+from simulators.colosseum.effects_nb import (
+    adjust_die_nb, card_kind_nb, card_nb, char_nb, conds_nb, deal_damage_nb, effects_nb, emit_nb, od_nb,
+)
+from simulators.colosseum.enums import (
+    BEATS, BOTH_MOVES_CANCEL, C_DICE_BY, C_DICE_DIE, C_KIND, C_MOVE, C_POWER, C_RANGE, C_TIDE, C_TIDE_DIE,
+    C_WIDTH, CARDS_AT, CH_AB_EFF, CH_AB_EFF_N, CH_AB_TRIGGER, CH_ADJ, CH_CORR, CH_HP, CH_MULT, CH_TA_COND,
+    CH_TA_COND_N, CH_TA_EFF, CH_TA_EFF_N, CH_TA_FREE_MOVE, CH_TA_LATE, CH_TA_POWER, CH_TA_RANGE, CH_WIDTH,
+    CHARS_AT, END_DOUBLE_KO, END_ILLEGAL, END_KO, END_TIMEOUT, EV_ABILITY, EV_DIST, EV_DRAW, EV_HIT, EV_ILLEGAL,
+    EV_KO, EV_MISS, EV_MOVE, EV_MOVE_NOTHING, EV_OD_EXERT, EV_OD_FAIL, EV_OD_NULLIFIED, EV_OD_READY, EV_OD_SAME,
+    EV_PLAY, EV_ROUND_END, EV_SETUP, EV_TA, FULL_HAND, INT, M_N_CHARS, M_N_ODS, M_RNG, MOVE, N_DIST, N_STAGES,
+    O_CHAR, O_DMG, O_HAND, O_HIST, O_HITS, O_HP, O_LAST, O_MAXHP, O_OD, O_OD_COUNT, O_OD_FAILS, O_OD_REVEALED,
+    O_PLAYED, O_SEALED, O_TA, O_TA_ROUNDS, O_USED, OD, OD_COMMON, OD_COMMON_N, OD_PRIORITY, OD_SLOT,
+    OD_STAGE_COND, OD_STAGE_EFF, PHASE_CHARACTER, PHASE_OVERDRIVE, PHASE_PLAY, R_BOTH_MOVES, R_CARDS_RETURN,
+    R_DIE_MAX, R_DIE_MIN, R_DIE_START, R_MAX_ROUNDS, R_MOVE_HIT_VS_OD, R_START_DIST, R_TA_AT_START, RULES_AT,
+    S_DICE, S_DIST, S_DONE, S_END, S_FIRST_PICK, S_ILLEGAL_SEAT, S_ROUND, S_SEALED_DIST, S_WINNER, SEAT0, SEAT_W,
+    SETUP_DRAFT, SETUP_FREE, SRC_ABILITY, SRC_DRAW, SRC_HIT, SRC_OD, SRC_TA, STATE0, STATE_END, record_dt,
+)
+from simulators.common.memory_nb import unmanaged_view_nb
+from simulators.common.rng_nb import rand_below_nb, rand_bit_nb, seed_nb
+
+
+# ----------------------------------------------------------------------------- card helpers
+@njit(cache=True, inline='always')
+def card_range_nb(m, seat, card):
+    """Range mask (bit per distance) of an attribute card for ``seat``, TIDE AURA bonus included."""
+    b = SEAT0 + seat * SEAT_W
+    at = CARDS_AT + card * C_WIDTH
+    r = m[at + C_RANGE]
+    if m[b + O_TA]:
+        r |= m[CHARS_AT + m[b + O_CHAR] * CH_WIDTH + CH_TA_RANGE + m[at + C_KIND]]
+    return r
+
+
+@njit(cache=True, inline='always')
+def in_range_nb(m, seat, card, dist):
+    return (card_range_nb(m, seat, card) >> dist) & 1 == 1
+
+
+@njit(cache=True, inline='always')
+def hit_damage_nb(m, seat, card):
+    """Damage of an attribute card: base power (x the character's multiplier) + TIDE
+    correction by the pip of the card's die + base correction (+ TIDE AURA bonus), >= 0."""
+    b = SEAT0 + seat * SEAT_W
+    at = CARDS_AT + card * C_WIDTH
+    ch = CHARS_AT + m[b + O_CHAR] * CH_WIDTH
+    k = m[at + C_KIND]
+    p = m[at + C_POWER] * m[ch + CH_MULT + k] + m[ch + CH_CORR + k]
+    td = m[at + C_TIDE_DIE]
+    if td >= 0:
+        p += m[at + C_TIDE + m[S_DICE + td] - 1]
+    if m[b + O_TA]:
+        p += m[ch + CH_TA_POWER + k]
+    return max(p, 0)
+
+
+@njit(cache=True, inline='always')
+def move_dest_nb(m, seat, card, d0):
+    """Where a MOVE card takes the duel from ``d0``, or -1 when the destination does not
+    exist or is sealed (the move does nothing, Q5). A free mover (TIDE AURA) goes as far
+    as the range cards allow in the card's direction."""
+    step = card_nb(m, card, C_MOVE)
+    if step == 0:
+        return -1
+    b = SEAT0 + seat * SEAT_W
+    sealed = m[S_SEALED_DIST]
+    if m[b + O_TA] and char_nb(m, m[b + O_CHAR], CH_TA_FREE_MOVE):
+        d = 0 if step < 0 else N_DIST - 1
+        while d != d0:
+            if (sealed >> d) & 1 == 0:
+                return d
+            d += 1 if step < 0 else -1
+        return -1
+    d = d0 + step
+    if d < 0 or d >= N_DIST or (sealed >> d) & 1:
+        return -1
+    return d
+
+
+@njit(cache=True, inline='always')
+def combine_moves_nb(m, d0, dest0, dest1):
+    """Distance after both players' moves (-1: that player's move does nothing or was none)."""
+    if dest0 >= 0 and dest1 >= 0:
+        if m[RULES_AT + R_BOTH_MOVES] == BOTH_MOVES_CANCEL and (dest0 - d0) * (dest1 - d0) < 0:
+            return d0
+        nd = min(max(d0 + (dest0 - d0) + (dest1 - d0), 0), N_DIST - 1)
+        if (m[S_SEALED_DIST] >> nd) & 1:
+            return d0
+        return nd
+    if dest0 >= 0:
+        return dest0
+    if dest1 >= 0:
+        return dest1
+    return d0
+
+
+@njit(cache=True, inline='always')
+def od_stage_nb(m, seat):
+    """0-based stage of the seat's next activation: activations so far, capped at the 3rd (Q2)."""
+    return min(m[SEAT0 + seat * SEAT_W + O_OD_COUNT], N_STAGES - 1)
+
+
+@njit(cache=True, inline='always')
+def od_ready_nb(m, seat, od, dist):
+    """Overdrive ``od`` of ``seat`` meets its common and current-stage conditions at ``dist``."""
+    st = od_stage_nb(m, seat)
+    return conds_nb(m, seat, od_nb(m, od, OD_COMMON), od_nb(m, od, OD_COMMON_N), dist) and conds_nb(
+        m, seat, od_nb(m, od, OD_STAGE_COND + 2 * st), od_nb(m, od, OD_STAGE_COND + 2 * st + 1), dist)
+
+
+@njit(cache=True, inline='always')
+def ko_check_nb(m):
+    """End the game at once if a character is at 0 HP (both at 0: draw)."""
+    h0 = m[SEAT0 + O_HP]
+    h1 = m[SEAT0 + SEAT_W + O_HP]
+    if h0 > 0 and h1 > 0:
+        return False
+    m[S_DONE] = 1
+    if h0 <= 0 and h1 <= 0:
+        m[S_WINNER] = -1
+        m[S_END] = END_DOUBLE_KO
+    else:
+        m[S_WINNER] = 0 if h1 <= 0 else 1
+        m[S_END] = END_KO
+    emit_nb(m, m[S_ROUND], m[S_WINNER], EV_KO, h0, h1, 0)
+    return True
+
+
+@njit(cache=True, inline='always')
+def update_tide_aura_nb(m, seat, run_effects):
+    """Check the TIDE AURA's conditions: the aura is active while they hold; an active
+    aura's effects (e.g. Terry's damage) resolve each round."""
+    b = SEAT0 + seat * SEAT_W
+    ch = CHARS_AT + m[b + O_CHAR] * CH_WIDTH
+    active = 1 if conds_nb(m, seat, m[ch + CH_TA_COND], m[ch + CH_TA_COND_N], m[S_DIST]) else 0
+    if active != m[b + O_TA]:
+        emit_nb(m, m[S_ROUND], seat, EV_TA, active, 0, 0)
+        m[b + O_TA] = active
+    if active and run_effects:
+        m[b + O_TA_ROUNDS] += 1
+        if m[ch + CH_TA_EFF_N] > 0:
+            effects_nb(m, seat, m[ch + CH_TA_EFF], m[ch + CH_TA_EFF_N], SRC_TA)
+
+
+@njit(cache=True)
+def _exert_od_nb(m, seat):
+    b = SEAT0 + seat * SEAT_W
+    od = m[b + O_OD]
+    st = od_stage_nb(m, seat)
+    m[b + O_OD_COUNT] += 1
+    emit_nb(m, m[S_ROUND], seat, EV_OD_EXERT, od, st + 1, m[b + O_OD_COUNT])
+    effects_nb(m, seat, od_nb(m, od, OD_STAGE_EFF + 2 * st), od_nb(m, od, OD_STAGE_EFF + 2 * st + 1), SRC_OD)
+
+
+@njit(cache=True)
+def _overdrives_nb(m, k0, k1, ready0, ready1):
+    """Process 2. Returns a bit mask of the seats whose Overdrive exerted (bit 2: game over)."""
+    b0 = SEAT0
+    b1 = SEAT0 + SEAT_W
+    rnd = m[S_ROUND]
+    for p in range(2):
+        if (k0 if p == 0 else k1) == OD:
+            r = ready0 if p == 0 else ready1
+            emit_nb(m, rnd, p, EV_OD_READY if r else EV_OD_FAIL, m[SEAT0 + p * SEAT_W + O_OD], 0, 0)
+    exerted = 0
+    same = k0 == OD and k1 == OD and m[b0 + O_OD] == m[b1 + O_OD]
+    if same:
+        # the same Overdrive on both sides: neither exerts, satisfied conditions still count
+        for p in range(2):
+            if ready0 if p == 0 else ready1:
+                m[SEAT0 + p * SEAT_W + O_OD_COUNT] += 1
+                emit_nb(m, rnd, p, EV_OD_SAME, m[SEAT0 + p * SEAT_W + O_OD], m[SEAT0 + p * SEAT_W + O_OD_COUNT], 0)
+    elif ready0 or ready1:
+        big = 1 << 30
+        pr0 = od_nb(m, m[b0 + O_OD], OD_PRIORITY) if ready0 else big
+        pr1 = od_nb(m, m[b1 + O_OD], OD_PRIORITY) if ready1 else big
+        if ready0 and ready1 and pr0 == pr1:
+            _exert_od_nb(m, 0)  # simultaneous: both exert, then the game may end
+            _exert_od_nb(m, 1)
+            exerted = 3
+            if ko_check_nb(m):
+                return exerted | 4
+        else:
+            first = 0 if pr0 < pr1 else 1
+            _exert_od_nb(m, first)
+            exerted = 1 << first
+            if ko_check_nb(m):
+                return exerted | 4
+            second = 1 - first
+            if ready1 if second == 1 else ready0:
+                sb = SEAT0 + second * SEAT_W
+                if (m[sb + O_SEALED] >> OD_SLOT) & 1:
+                    # nullified by a seal: not exerted, not counted (Q4)
+                    emit_nb(m, rnd, second, EV_OD_NULLIFIED, m[sb + O_OD], 0, 0)
+                else:
+                    _exert_od_nb(m, second)
+                    exerted |= 1 << second
+                    if ko_check_nb(m):
+                        return exerted | 4
+    # a play that neither exerted nor counted is a failed activation
+    if k0 == OD and exerted & 1 == 0 and not (same and ready0):
+        m[b0 + O_OD_FAILS] += 1
+    if k1 == OD and exerted & 2 == 0 and not (same and ready1):
+        m[b1 + O_OD_FAILS] += 1
+    return exerted
+
+
+# ----------------------------------------------------------------------------- one round
+@njit(cache=True)
+def resolve_round_nb(m, c0, c1):
+    """Battle Phase for the two revealed hand slots ``c0``, ``c1`` (-1: no card)."""
+    rnd = m[S_ROUND]
+    b0 = SEAT0
+    b1 = SEAT0 + SEAT_W
+    m[b0 + O_PLAYED] = c0
+    m[b1 + O_PLAYED] = c1
+    for p in range(2):
+        b = SEAT0 + p * SEAT_W
+        c = c0 if p == 0 else c1
+        emit_nb(m, rnd, p, EV_PLAY, c, 0, 0)
+        if c >= 0:
+            m[b + O_HIST + c] += 1
+            m[b + O_USED] |= 1 << c
+            if c == OD_SLOT:
+                m[b + O_OD_REVEALED] = 1
+    k0 = card_kind_nb(m, c0)
+    k1 = card_kind_nb(m, c1)
+
+    # Process 1: distance adjustment
+    d0 = m[S_DIST]
+    dest0 = -1
+    dest1 = -1
+    if k0 == MOVE or k1 == MOVE:
+        if k0 == MOVE:
+            dest0 = move_dest_nb(m, 0, c0, d0)
+            emit_nb(m, rnd, 0, EV_MOVE if dest0 >= 0 else EV_MOVE_NOTHING, d0, dest0, 0)
+        if k1 == MOVE:
+            dest1 = move_dest_nb(m, 1, c1, d0)
+            emit_nb(m, rnd, 1, EV_MOVE if dest1 >= 0 else EV_MOVE_NOTHING, d0, dest1, 0)
+        nd = combine_moves_nb(m, d0, dest0, dest1)
+        if nd != d0:
+            emit_nb(m, rnd, -1, EV_DIST, d0, nd, 0)
+            m[S_DIST] = nd
+    dist = m[S_DIST]
+
+    # Process 2: Overdrive activation
+    ready0 = False
+    ready1 = False
+    exerted = 0
+    if k0 == OD or k1 == OD:
+        ready0 = k0 == OD and od_ready_nb(m, 0, m[b0 + O_OD], dist)
+        ready1 = k1 == OD and od_ready_nb(m, 1, m[b1 + O_OD], dist)
+        exerted = _overdrives_nb(m, k0, k1, ready0, ready1)
+        if exerted & 4:
+            return
+
+    # Process 3: matchup and range (not when an Overdrive exerted)
+    hit0 = False
+    hit1 = False
+    if exerted == 0:
+        v0 = k0 <= INT and in_range_nb(m, 0, c0, dist)
+        v1 = k1 <= INT and in_range_nb(m, 1, c1, dist)
+        if v0 and v1:
+            if k0 == k1:
+                x0 = hit_damage_nb(m, 0, c0)
+                x1 = hit_damage_nb(m, 1, c1)
+                emit_nb(m, rnd, -1, EV_DRAW, x0, x1, 0)
+                if x0 > x1:
+                    deal_damage_nb(m, 0, 1, x0 - x1, SRC_DRAW)
+                elif x1 > x0:
+                    deal_damage_nb(m, 1, 0, x1 - x0, SRC_DRAW)
+            elif BEATS[k0] == k1:
+                hit0 = True
+            else:
+                hit1 = True
+        elif v0:
+            hit0 = True
+        elif v1:
+            hit1 = True
+        elif k0 <= INT or k1 <= INT:
+            emit_nb(m, rnd, -1, EV_MISS, dist, 0, 0)
+        # a move Hits when the opponent's card would have activated at the old distance (Q1, Q5)
+        if dist != d0:
+            if k0 == MOVE and dest0 >= 0:
+                if k1 <= INT:
+                    hit0 = hit0 or (in_range_nb(m, 1, c1, d0) and not v1)
+                elif k1 == OD and m[RULES_AT + R_MOVE_HIT_VS_OD]:
+                    hit0 = hit0 or (not ready1 and od_ready_nb(m, 1, m[b1 + O_OD], d0))
+            if k1 == MOVE and dest1 >= 0:
+                if k0 <= INT:
+                    hit1 = hit1 or (in_range_nb(m, 0, c0, d0) and not v0)
+                elif k0 == OD and m[RULES_AT + R_MOVE_HIT_VS_OD]:
+                    hit1 = hit1 or (not ready0 and od_ready_nb(m, 0, m[b0 + O_OD], d0))
+        if hit0 or hit1:
+            x0 = hit_damage_nb(m, 0, c0) if hit0 and k0 <= INT else 0
+            x1 = hit_damage_nb(m, 1, c1) if hit1 and k1 <= INT else 0
+            if hit0:
+                m[b0 + O_HITS] += 1
+                emit_nb(m, rnd, 0, EV_HIT, c0, 0, 0)
+                deal_damage_nb(m, 0, 1, x0, SRC_HIT)
+            if hit1:
+                m[b1 + O_HITS] += 1
+                emit_nb(m, rnd, 1, EV_HIT, c1, 0, 0)
+                deal_damage_nb(m, 1, 0, x1, SRC_HIT)
+            # dice influence of the Hit cards, after the damage was calculated
+            if hit0 and card_nb(m, c0, C_DICE_DIE) >= 0:
+                adjust_die_nb(m, card_nb(m, c0, C_DICE_DIE), card_nb(m, c0, C_DICE_BY))
+            if hit1 and card_nb(m, c1, C_DICE_DIE) >= 0:
+                adjust_die_nb(m, card_nb(m, c1, C_DICE_DIE), card_nb(m, c1, C_DICE_BY))
+        if ko_check_nb(m):
+            return
+
+    # ABILITY: when a listed kind of skill Hits (an exerted Overdrive is a Hit of kind OD), Q3
+    if hit0 or hit1 or exerted:
+        for p in range(2):
+            b = SEAT0 + p * SEAT_W
+            ch = CHARS_AT + m[b + O_CHAR] * CH_WIDTH
+            trig = m[ch + CH_AB_TRIGGER]
+            kp = k0 if p == 0 else k1
+            fired = ((hit0 if p == 0 else hit1) and (trig >> kp) & 1 == 1) or (
+                (exerted >> p) & 1 == 1 and (trig >> OD) & 1 == 1)
+            if fired and m[ch + CH_AB_EFF_N] > 0:
+                emit_nb(m, rnd, p, EV_ABILITY, m[b + O_CHAR], 0, 0)
+                effects_nb(m, p, m[ch + CH_AB_EFF], m[ch + CH_AB_EFF_N], SRC_ABILITY)
+                if ko_check_nb(m):
+                    return
+
+    # TIDE AURA: early ones first, late ones (Terry) after the opponent's processing, Q3
+    late0 = char_nb(m, m[b0 + O_CHAR], CH_TA_LATE)
+    late1 = char_nb(m, m[b1 + O_CHAR], CH_TA_LATE)
+    for late in range(2):
+        for p in range(2):
+            if (late0 if p == 0 else late1) == late:
+                update_tide_aura_nb(m, p, True)
+                if ko_check_nb(m):
+                    return
+
+    # end of round: played cards go back to the hand unless sealed (or are spent)
+    for p in range(2):
+        b = SEAT0 + p * SEAT_W
+        c = c0 if p == 0 else c1
+        if c >= 0 and m[RULES_AT + R_CARDS_RETURN] == 0:
+            m[b + O_HAND] &= ~(1 << c)
+            if m[b + O_HAND] == 0:
+                m[b + O_HAND] = FULL_HAND & ~m[b + O_SEALED]
+        m[b + O_LAST] = c
+        m[b + O_PLAYED] = -1
+    emit_nb(m, rnd, -1, EV_ROUND_END, m[b0 + O_HP], m[b1 + O_HP], m[S_DIST])
+    m[S_ROUND] = rnd + 1
+
+
+# ----------------------------------------------------------------------------- setup
+@njit(cache=True)
+def init_state_nb(m):
+    """Clear the state and place the unchanging starting values."""
+    m[STATE0:STATE_END] = 0
+    m[S_DIST] = m[RULES_AT + R_START_DIST]
+    m[S_WINNER] = -1
+    m[S_FIRST_PICK] = -1
+    m[S_ILLEGAL_SEAT] = -1
+    for p in range(2):
+        b = SEAT0 + p * SEAT_W
+        m[b + O_CHAR] = -1
+        m[b + O_OD] = -1
+        m[b + O_PLAYED] = -1
+        m[b + O_LAST] = -1
+
+
+@njit(cache=True)
+def place_start_nb(m):
+    """Once both characters are known: HP, dice (3 adjusted by both characters), hands."""
+    for d in range(3):
+        v = m[RULES_AT + R_DIE_START]
+        for p in range(2):
+            v += char_nb(m, m[SEAT0 + p * SEAT_W + O_CHAR], CH_ADJ + d)
+        m[S_DICE + d] = min(max(v, m[RULES_AT + R_DIE_MIN]), m[RULES_AT + R_DIE_MAX])
+    for p in range(2):
+        b = SEAT0 + p * SEAT_W
+        hp = char_nb(m, m[b + O_CHAR], CH_HP)
+        m[b + O_HP] = hp
+        m[b + O_MAXHP] = hp
+        m[b + O_HAND] = FULL_HAND
+
+
+@njit(cache=True)
+def finish_setup_nb(m):
+    """Once both Overdrives are placed: log the setup, check the TIDE AURAs (no effects)."""
+    for p in range(2):
+        b = SEAT0 + p * SEAT_W
+        emit_nb(m, 0, p, EV_SETUP, m[b + O_CHAR], m[b + O_OD], m[b + O_HP])
+    if m[RULES_AT + R_TA_AT_START]:
+        for p in range(2):
+            update_tide_aura_nb(m, p, False)
+
+
+@njit(cache=True)
+def setup_fixed_nb(m, fixed):
+    """Setup with both characters and Overdrives given (scenarios)."""
+    init_state_nb(m)
+    for p in range(2):
+        m[SEAT0 + p * SEAT_W + O_CHAR] = fixed[p]
+    place_start_nb(m)
+    for p in range(2):
+        m[SEAT0 + p * SEAT_W + O_OD] = fixed[2 + p]
+    finish_setup_nb(m)
+
+
+@njit(cache=True)
+def illegal_nb(m, seat, what):
+    """A strategy chose outside its mask: the game stops, recorded as END_ILLEGAL."""
+    m[S_DONE] = 1
+    m[S_END] = END_ILLEGAL
+    m[S_WINNER] = -1
+    m[S_ILLEGAL_SEAT] = seat
+    emit_nb(m, m[S_ROUND], seat, EV_ILLEGAL, what, 0, 0)
+
+
+@njit(cache=True)
+def deal_characters_nb(m, n_each):
+    """Random draft: two disjoint random hands of ``n_each`` characters (bit masks)."""
+    left = (1 << m[M_N_CHARS]) - 1
+    deal0 = 0
+    deal1 = 0
+    for i in range(2 * n_each):
+        x = rand_bit_nb(m, M_RNG, left)
+        if x < 0:
+            break
+        left &= ~(1 << x)
+        if i < n_each:
+            deal0 |= 1 << x
+        else:
+            deal1 |= 1 << x
+    return deal0, deal1
+
+
+# ----------------------------------------------------------------------------- the game loop (takes strategies)
+@njit(cache=True)
+def setup_game_nb(m, setup, fixed, strat0, params0, strat1, params1):
+    """Characters (no mirror), the starting position, then the hidden Overdrive choices."""
+    init_state_nb(m)
+    pool = (1 << m[M_N_CHARS]) - 1
+    c0 = fixed[0]
+    c1 = fixed[1]
+    if c0 >= 0 and c1 >= 0:
+        pass
+    elif setup == SETUP_DRAFT:
+        deal0, deal1 = deal_characters_nb(m, 3)
+        c0 = strat0(PHASE_CHARACTER, m, 0, deal0, params0)
+        c1 = strat1(PHASE_CHARACTER, m, 1, deal1, params1)
+        if c0 < 0 or (deal0 >> c0) & 1 == 0:
+            illegal_nb(m, 0, c0)
+            return
+        if c1 < 0 or (deal1 >> c1) & 1 == 0:
+            illegal_nb(m, 1, c1)
+            return
+    elif setup == SETUP_FREE:
+        first = rand_below_nb(m, M_RNG, 2)
+        m[S_FIRST_PICK] = first
+        for i in range(2):
+            p = first if i == 0 else 1 - first
+            if (c0 if p == 0 else c1) >= 0:
+                m[SEAT0 + p * SEAT_W + O_CHAR] = c0 if p == 0 else c1
+                continue
+            other = c1 if p == 0 else c0
+            mask = pool & ~(1 << other) if other >= 0 else pool
+            if p == 0:
+                c0 = strat0(PHASE_CHARACTER, m, 0, mask, params0)
+                x = c0
+            else:
+                c1 = strat1(PHASE_CHARACTER, m, 1, mask, params1)
+                x = c1
+            if x < 0 or (mask >> x) & 1 == 0:
+                illegal_nb(m, p, x)
+                return
+            m[SEAT0 + p * SEAT_W + O_CHAR] = x
+    else:
+        if c0 < 0:
+            c0 = rand_bit_nb(m, M_RNG, pool & ~(1 << c1) if c1 >= 0 else pool)
+        if c1 < 0:
+            c1 = rand_bit_nb(m, M_RNG, pool & ~(1 << c0))
+    m[SEAT0 + O_CHAR] = c0
+    m[SEAT0 + SEAT_W + O_CHAR] = c1
+    place_start_nb(m)
+    # both choose before either choice is placed: the choice is hidden
+    all_od = (1 << m[M_N_ODS]) - 1
+    o0 = fixed[2]
+    o1 = fixed[3]
+    if o0 < 0:
+        o0 = strat0(PHASE_OVERDRIVE, m, 0, all_od, params0)
+        if o0 < 0 or (all_od >> o0) & 1 == 0:
+            illegal_nb(m, 0, o0)
+            return
+    if o1 < 0:
+        o1 = strat1(PHASE_OVERDRIVE, m, 1, all_od, params1)
+        if o1 < 0 or (all_od >> o1) & 1 == 0:
+            illegal_nb(m, 1, o1)
+            return
+    m[SEAT0 + O_OD] = o0
+    m[SEAT0 + SEAT_W + O_OD] = o1
+    finish_setup_nb(m)
+
+
+@njit(cache=True)
+def play_game_nb(m, strat0, params0, strat1, params1):
+    """Rounds until a KO, an illegal choice or the round cap (a timeout, scored as a draw)."""
+    max_rounds = m[RULES_AT + R_MAX_ROUNDS]
+    while not m[S_DONE]:
+        if m[S_ROUND] >= max_rounds:
+            m[S_DONE] = 1
+            m[S_END] = END_TIMEOUT
+            m[S_WINNER] = -1
+            break
+        h0 = m[SEAT0 + O_HAND]
+        h1 = m[SEAT0 + SEAT_W + O_HAND]
+        c0 = strat0(PHASE_PLAY, m, 0, h0, params0) if h0 else -1
+        c1 = strat1(PHASE_PLAY, m, 1, h1, params1) if h1 else -1
+        if h0 and (c0 < 0 or (h0 >> c0) & 1 == 0):
+            illegal_nb(m, 0, c0)
+            break
+        if h1 and (c1 < 0 or (h1 >> c1) & 1 == 0):
+            illegal_nb(m, 1, c1)
+            break
+        resolve_round_nb(m, c0, c1)
+
+
+@njit(cache=True)
+def write_record_nb(out, i, g, m, sid0, sid1):
+    r = out[i]
+    b0 = SEAT0
+    b1 = SEAT0 + SEAT_W
+    r.game = g
+    r.winner = m[S_WINNER]
+    r.end_reason = m[S_END]
+    r.rounds = m[S_ROUND]
+    r.char0 = m[b0 + O_CHAR]
+    r.char1 = m[b1 + O_CHAR]
+    r.od0 = m[b0 + O_OD]
+    r.od1 = m[b1 + O_OD]
+    r.first_pick = m[S_FIRST_PICK]
+    r.strategy0 = sid0
+    r.strategy1 = sid1
+    r.hp0 = m[b0 + O_HP]
+    r.hp1 = m[b1 + O_HP]
+    r.used0 = m[b0 + O_USED]
+    r.used1 = m[b1 + O_USED]
+    r.sealed0 = m[b0 + O_SEALED]
+    r.sealed1 = m[b1 + O_SEALED]
+    r.od_acts0 = m[b0 + O_OD_COUNT]
+    r.od_acts1 = m[b1 + O_OD_COUNT]
+    r.od_fails0 = m[b0 + O_OD_FAILS]
+    r.od_fails1 = m[b1 + O_OD_FAILS]
+    r.hits0 = m[b0 + O_HITS]
+    r.hits1 = m[b1 + O_HITS]
+    r.ta_rounds0 = m[b0 + O_TA_ROUNDS]
+    r.ta_rounds1 = m[b1 + O_TA_ROUNDS]
+    r.dmg0 = m[b0 + O_DMG]
+    r.dmg1 = m[b1 + O_DMG]
+
+
+def _simulate_chunk(machine, start, count, key, setup, fixed, strat0, params0, strat1, params1, sid0, sid1, out):
+    """Play games ``start .. start+count-1`` of a run into ``out`` (record_dt[count]).
+
+    Game ``g`` is seeded from ``(key, g)`` alone, so any chunking gives the same rows.
+    """
+    m = unmanaged_view_nb(machine)  # ``machine`` stays alive for the whole call
+    for i in range(count):
+        g = start + i
+        seed_nb(m, M_RNG, key, g)
+        setup_game_nb(m, setup, fixed, strat0, params0, strat1, params1)
+        if not m[S_DONE]:
+            play_game_nb(m, strat0, params0, strat1, params1)
+        write_record_nb(out, i, g, m, sid0, sid1)
+
+
+# Strategies arrive as first-class functions of one fixed signature, so the game loop is
+# compiled (and cached) once for every strategy, built-in or plugged in, instead of once
+# per strategy pair.
+STRATEGY_SIG = types.int64(types.int64, types.int64[::1], types.int64, types.int64, types.float64[::1])
+STRATEGY_T = types.FunctionType(STRATEGY_SIG)
+CHUNK_SIG = types.void(
+    types.int64[::1], types.int64, types.int64, types.uint64[::1], types.int64, types.int64[::1],
+    STRATEGY_T, types.float64[::1], STRATEGY_T, types.float64[::1], types.int64, types.int64,
+    types.Array(from_dtype(record_dt), 1, "C"),
+)
+_compiled = {}
+
+
+def simulate_chunk_nb():
+    """The compiled chunk kernel (compiled or loaded from the cache on first use)."""
+    if "chunk" not in _compiled:
+        _compiled["chunk"] = njit(CHUNK_SIG, cache=True)(_simulate_chunk)
+    return _compiled["chunk"]

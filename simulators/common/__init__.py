@@ -1,0 +1,1 @@
+"""Kernels shared by every game (random streams)."""

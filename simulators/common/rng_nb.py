@@ -1,0 +1,106 @@
+"""Per-game random streams inside Numba kernels.
+
+Every game owns a 4-word xoshiro256** state, stored as int64 in four slots of the
+game's machine array at offset ``at`` (kernels pass one array around; the casts
+between int64 and uint64 are bit-for-bit). The state is seeded from the run's
+root key and the game's index, so a game's outcome never depends on chunking,
+threads, processes or executor. Numba's own generator is per thread and cannot be
+seeded from Python, so it is never used.
+"""
+import numpy as np
+from numba import njit
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+_U30 = np.uint64(30)
+_U27 = np.uint64(27)
+_U31 = np.uint64(31)
+_U11 = np.uint64(11)
+_U17 = np.uint64(17)
+_U32 = np.uint64(32)
+_U5 = np.uint64(5)
+_U9 = np.uint64(9)
+_U7 = np.uint64(7)
+_U57 = np.uint64(57)
+_U45 = np.uint64(45)
+_U19 = np.uint64(19)
+_INV53 = 1.0 / 9007199254740992.0  # 2**-53
+
+
+@njit(cache=True, inline='always')
+def splitmix64_nb(x):
+    """One splitmix64 output for the input word ``x`` (a bijective mixer)."""
+    z = np.uint64(x) + _GOLDEN
+    z = (z ^ (z >> _U30)) * _MIX1
+    z = (z ^ (z >> _U27)) * _MIX2
+    return z ^ (z >> _U31)
+
+
+@njit(cache=True)
+def seed_nb(m, at, key, game):
+    """Seed the stream in ``m[at:at+4]`` for game index ``game`` from the run key (uint64[2])."""
+    z = splitmix64_nb(key[0] ^ splitmix64_nb(key[1] + np.uint64(game)))
+    for j in range(4):
+        z = z + _GOLDEN
+        m[at + j] = np.int64(splitmix64_nb(z))
+
+
+@njit(cache=True, inline='always')
+def next_u64_nb(m, at):
+    """Next 64-bit output of xoshiro256** (advances the state in place)."""
+    s0 = np.uint64(m[at])
+    s1 = np.uint64(m[at + 1])
+    s2 = np.uint64(m[at + 2])
+    s3 = np.uint64(m[at + 3])
+    x = s1 * _U5
+    result = ((x << _U7) | (x >> _U57)) * _U9
+    t = s1 << _U17
+    s2 ^= s0
+    s3 ^= s1
+    s1 ^= s2
+    s0 ^= s3
+    s2 ^= t
+    s3 = (s3 << _U45) | (s3 >> _U19)
+    m[at] = np.int64(s0)
+    m[at + 1] = np.int64(s1)
+    m[at + 2] = np.int64(s2)
+    m[at + 3] = np.int64(s3)
+    return result
+
+
+@njit(cache=True, inline='always')
+def rand_float_nb(m, at):
+    """Uniform float in [0, 1) with 53 random bits."""
+    return float(next_u64_nb(m, at) >> _U11) * _INV53
+
+
+@njit(cache=True, inline='always')
+def rand_below_nb(m, at, n):
+    """Uniform int in [0, n) for 0 < n < 2**32 (multiply-shift; bias below n / 2**32)."""
+    return np.int64(((next_u64_nb(m, at) >> _U32) * np.uint64(n)) >> _U32)
+
+
+@njit(cache=True, inline='always')
+def popcount_nb(mask):
+    n = 0
+    while mask:
+        mask &= mask - 1
+        n += 1
+    return n
+
+
+@njit(cache=True, inline='always')
+def rand_bit_nb(m, at, mask):
+    """Index of a uniformly chosen set bit of ``mask`` (-1 when ``mask`` is 0)."""
+    n = popcount_nb(mask)
+    if n == 0:
+        return -1
+    k = rand_below_nb(m, at, n)
+    while k > 0:
+        mask &= mask - 1  # drop the lowest set bit k times
+        k -= 1
+    i = 0
+    while (mask >> i) & 1 == 0:
+        i += 1
+    return i

@@ -1,0 +1,1 @@
+"""Pluggable strategies: jitted decision callbacks registered by name per game."""
