@@ -303,6 +303,10 @@ def simulate_chunk(tables: Tables, settings: dict, start: int, count: int, key: 
     return out
 
 
+def max_rounds(tables: Tables) -> int:
+    return int(tables.image[E.RULES_AT + E.R_MAX_ROUNDS])
+
+
 def labels(tables: Tables) -> dict[str, Any]:
     """Names per id for the reports (and which rest on provisional data)."""
     return {

@@ -1,0 +1,307 @@
+"""The ``balance`` command line (click). Thin: every command calls the library."""
+from __future__ import annotations
+
+import json
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+import click
+
+from balance import registry
+from balance.errors import BalanceError
+
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 110}
+
+
+def _plugins(plugins):
+    for p in plugins:
+        registry.load_plugin(p)
+
+
+def _parse_params(params: tuple[str, ...], strategies: list[str]) -> list[dict]:
+    """``--param greedy.epsilon=0.1`` applies to every seat playing ``greedy``."""
+    per_seat = [{}, {}]
+    for item in params:
+        if "=" not in item or "." not in item.split("=", 1)[0]:
+            raise BalanceError(f"--param {item!r}: expected STRATEGY.KNOB=VALUE, e.g. greedy.epsilon=0.1")
+        key, value = item.split("=", 1)
+        name, knob = key.split(".", 1)
+        try:
+            v = float(value)
+        except ValueError:
+            raise BalanceError(f"--param {item!r}: {value!r} is not a number") from None
+        seats = [i for i, s in enumerate(strategies) if s == name]
+        if not seats:
+            raise BalanceError(f"--param {item!r}: no seat plays {name!r} (strategies: {', '.join(strategies)})")
+        for i in seats:
+            per_seat[i][knob] = v
+    return per_seat
+
+
+def _matchup(value: str | None):
+    if not value:
+        return None
+    parts = value.split(":")
+    if len(parts) != 2 or not all(parts):
+        raise BalanceError(f"--matchup {value!r}: expected A:B, e.g. terry:elaine")
+    return parts
+
+
+def _spec(game, games, seed, setup, strategy, param, matchup, data, override, chunk_size, plugin):
+    from balance.runs import DEFAULT_CHUNK, RunSpec
+
+    strategies = list(strategy) or ["random"]
+    if len(strategies) == 1:
+        strategies = strategies * 2
+    spec = RunSpec(game=game, games=games, seed=seed, setup=setup, strategies=strategies,
+                   strategy_params=_parse_params(param, strategies), matchup=_matchup(matchup),
+                   data_dir=data, overrides=list(override), chunk_size=chunk_size or DEFAULT_CHUNK,
+                   plugins=list(plugin))
+    return spec.normalised()
+
+
+def _setup_options(f):
+    options = [
+        click.option("--seed", default=1, show_default=True, type=int, help="root seed of the run"),
+        click.option("--setup", default=None, help="setup name (see 'balance games'); default: the game's"),
+        click.option("--strategy", multiple=True, metavar="NAME",
+                     help="strategy for both seats, or give it twice (seat 1, seat 2); default random"),
+        click.option("--param", multiple=True, metavar="STRATEGY.KNOB=V", help="set a strategy knob"),
+        click.option("--matchup", default=None, metavar="A:B", help="pin the characters, e.g. terry:elaine"),
+        click.option("--data", default=None, type=click.Path(file_okay=False), help="a copy of the game's data folder"),
+        click.option("--override", multiple=True, metavar="KEY=VALUE",
+                     help="change one data field, e.g. characters.terry.hp=18"),
+        click.option("--plugin", multiple=True, metavar="MODULE", help="import MODULE to register strategies"),
+    ]
+    for opt in reversed(options):
+        f = opt(f)
+    return f
+
+
+@click.group(context_settings=CONTEXT)
+@click.version_option(package_name="balance-toolkit")
+def cli():
+    """Monte Carlo balance analysis for small duel card games.
+
+    Typical session: balance simulate colosseum --games 1000000 --out runs/a, then balance report runs/a.
+    """
+
+
+@cli.command()
+@click.option("--plugin", multiple=True, metavar="MODULE", help="import MODULE to register strategies")
+def games(plugin):
+    """List games, their setups and strategies."""
+    _plugins(plugin)
+    for name in registry.available_games():
+        g = registry.get_game(name)
+        click.echo(f"{name} (v{g.version}): {g.title}: {g.description}")
+        click.echo("  setups:")
+        for s, d in g.setups.items():
+            mark = " (default)" if s == g.default_setup else ""
+            click.echo(f"    {s}{mark}: {d}")
+        click.echo("  strategies:")
+        for s in registry.strategies_for(name).values():
+            knobs = ", ".join(f"{k}={v:g}" for k, v in zip(s.param_names, s.params))
+            click.echo(f"    {s.name}: {s.description}" + (f" [{knobs}]" if knobs else "")
+                       + ("" if s.source == "builtin" else f" (from {s.source})"))
+
+
+@cli.command()
+@click.argument("game")
+@click.option("--games", "n_games", default=100_000, show_default=True, type=int, help="number of games")
+@_setup_options
+@click.option("--workers", default=None, type=int, help="processes (default: all cores)")
+@click.option("--chunk-size", default=None, type=int, help="games per chunk file (default 100,000)")
+@click.option("--out", default=None, type=click.Path(file_okay=False), help="run folder (default runs/GAME-TIME)")
+@click.option("--resume", is_flag=True, help="complete an interrupted run in --out with its own settings")
+def simulate(game, n_games, seed, setup, strategy, param, matchup, data, override, plugin, workers, chunk_size, out,
+             resume):
+    """Simulate GAME in batch and write a run folder (manifest.json + records/chunk-*.parquet)."""
+    from balance.runs import default_workers, run
+
+    _plugins(plugin)
+    registry.get_game(game)
+    if workers is not None and workers <= 0:
+        raise BalanceError(f"--workers must be >= 1, got {workers}")
+    workers = workers or default_workers()
+    if resume:
+        if not out:
+            raise BalanceError("--resume needs --out RUN_DIR (the folder to complete)")
+        spec = None
+    else:
+        spec = _spec(game, n_games, seed, setup, strategy, param, matchup, data, override, chunk_size, plugin)
+        out = out or f"runs/{game}-{time.strftime('%Y%m%d-%H%M%S')}"
+    run_dir = Path(out)
+    if resume:
+        from balance.runs import read_manifest
+
+        man = read_manifest(run_dir)
+        if man["game"] != game:
+            raise BalanceError(f"--resume: {run_dir} holds a {man['game']} run, not {game}")
+        total = man["games"]
+    else:
+        total = spec.games
+    t0 = time.perf_counter()
+    bar = click.progressbar(length=total, label=f"{game}", file=sys.stderr, show_pos=True, width=30)
+    try:
+        with bar:
+            man = run(run_dir, spec, resume=resume, workers=workers, progress=bar.update)
+    except KeyboardInterrupt:
+        from balance.runs import read_manifest
+
+        try:
+            m = read_manifest(run_dir)
+            kept = f"kept {len(m['chunks'])} of {m['n_chunks']} chunks"
+        except BalanceError:
+            kept = "nothing was finished"
+        click.echo(f"\ninterrupted: {kept} in {run_dir}; complete it with: "
+                   f"balance simulate {game} --resume --out {run_dir}", err=True)
+        sys.exit(130)
+    wall = time.perf_counter() - t0
+    cpu = man["timing"]["cpu_seconds"]
+    click.echo(f"{man['games']:,} games in {wall:.2f} s wall ({man['games'] / max(wall, 1e-9):,.0f} games/s; "
+               f"{workers} worker{'s' if workers > 1 else ''}; {cpu:.2f} s in kernels incl. compile/load)")
+    click.echo(f"run folder: {run_dir}")
+
+
+@cli.command()
+@click.argument("run_dir", type=click.Path())
+@click.option("--out", default=None, type=click.Path(file_okay=False), help="report folder (default RUN_DIR/report)")
+def report(run_dir, out):
+    """Aggregate a run folder: report.html, summary.json, figures/*.png, tables/*.csv."""
+    from reports.report import build
+
+    s = build(Path(run_dir), Path(out) if out else None)
+    dest = Path(out) if out else Path(run_dir) / "report"
+    for f in s["findings"]:
+        click.echo(f"- {f}")
+    click.echo(f"report: {dest / 'report.html'} ({s['report_seconds']:.2f} s)")
+
+
+@cli.command()
+@click.argument("game", required=False)
+@click.option("--game", "index", required=True, type=int, help="index of the game in the run")
+@click.option("--run", "run_dir", default=None, type=click.Path(), help="take every setting from this run folder")
+@_setup_options
+def replay(game, index, run_dir, seed, setup, strategy, param, matchup, data, override, plugin):
+    """Tell one game round by round (same seed and settings: the same game as in the run)."""
+    from balance.runs import Prepared, RunSpec, read_manifest
+
+    if run_dir:
+        spec = RunSpec(**read_manifest(Path(run_dir))["spec"])
+    else:
+        if not game:
+            raise BalanceError("replay needs GAME (or --run RUN_DIR)")
+        spec = _spec(game, index + 1, seed, setup, strategy, param, matchup, data, override, None, plugin)
+    if index < 0:
+        raise BalanceError(f"--game must be >= 0, got {index}")
+    prep = Prepared(spec)
+    for line in prep.game.module.replay(prep.tables, prep.settings, prep.key, index, prep.strategies, prep.params):
+        click.echo(line)
+
+
+@cli.command()
+@click.argument("file", type=click.Path())
+def scenario(file):
+    """Play a scripted game from FILE.toml and print each round's state as JSON lines."""
+    import tomllib
+
+    try:
+        game = tomllib.loads(Path(file).read_text(encoding="utf-8")).get("game", "colosseum")
+    except FileNotFoundError:
+        raise BalanceError(f"{file}: scenario file not found") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+        raise BalanceError(f"{file}: not valid TOML: {e}") from None
+    mod = registry.get_game(game).module
+    if not hasattr(mod, "run_scenario"):
+        raise BalanceError(f"{game} has no scenario runner")
+    for row in mod.run_scenario(Path(file)):
+        click.echo(json.dumps(row, ensure_ascii=False))
+
+
+@cli.command()
+@click.argument("target", required=False)
+@click.option("--override", multiple=True, metavar="KEY=VALUE", help="check the data with these edits")
+def validate(target, override):
+    """Check data files: a GAME's packaged data, or a data folder DIR (default: every game)."""
+    targets = []
+    if target is None:
+        targets = [(g, None) for g in registry.available_games()]
+    elif target in registry.available_games():
+        targets = [(target, None)]
+    elif Path(target).is_dir():
+        names = {p.stem for p in Path(target).glob("*.toml")}
+        games = [g for g in registry.available_games()
+                 if set(registry.get_game(g).module.SCHEMAS) <= names]
+        if not games:
+            raise BalanceError(f"{target}: no game's data files here; games: {', '.join(registry.available_games())}")
+        targets = [(g, target) for g in games]
+    else:
+        raise BalanceError(f"{target!r} is neither a game ({', '.join(registry.available_games())}) nor a folder")
+    for g, folder in targets:
+        mod = registry.get_game(g).module
+        data = mod.load_data(folder, override)
+        mod.build_tables(data)
+        n = sum(len(v) if isinstance(v, dict) and mod.SCHEMAS[k].entries else 1 for k, v in data.files.items())
+        prov = sum(1 for k, v in data.files.items() if mod.SCHEMAS[k].entries
+                   for e in v.values() if e.get("provisional"))
+        click.echo(f"{g}: {data.folder}: ok ({n} entries, {prov} provisional)")
+
+
+@cli.command()
+@click.argument("game")
+@click.option("--games", "n_games", default=None, type=int, help="games per measurement (default: about 2 s each)")
+@click.option("--strategy", multiple=True, metavar="NAME", help="strategies to measure (default: all)")
+@click.option("--plugin", multiple=True, metavar="MODULE")
+def bench(game, n_games, strategy, plugin):
+    """Games per second on one core for each strategy (mirror pairs), and compile/load time."""
+    from balance.runs import Prepared, RunSpec
+
+    _plugins(plugin)
+    names = list(strategy) or list(registry.strategies_for(game))
+    import numba
+
+    cpu = platform.processor() or platform.machine()
+    click.echo(f"machine: {cpu}, {os.cpu_count()} cores; Python {platform.python_version()}, numba {numba.__version__}")
+    click.echo(f"{'pair':<22}{'compile/load s':>15}{'games/s/core':>15}{'rounds/game':>13}")
+    for name in names:
+        prep = Prepared(RunSpec(game=game, games=1, strategies=[name, name]).normalised())
+        t = time.perf_counter()
+        prep.chunk(0, 1)
+        compile_s = time.perf_counter() - t
+        n = n_games or 2000
+        while True:
+            t = time.perf_counter()
+            recs = prep.chunk(0, n)
+            dt = time.perf_counter() - t
+            if n_games or dt > 1.5:
+                break
+            n = int(n * min(20, max(2, 2.0 / max(dt, 1e-6))))
+        click.echo(f"{name + ' vs ' + name:<22}{compile_s:>15.2f}{n / dt:>15,.0f}{recs['rounds'].mean():>13.2f}")
+
+
+def main(argv=None):
+    """Entry point: user errors are one line on stderr and exit code 2 (1 is kept for drift)."""
+    try:
+        cli.main(args=argv, standalone_mode=False, prog_name="balance")
+    except BalanceError as e:
+        click.echo(f"error: {e}", err=True)
+        sys.exit(e.exit_code)
+    except click.exceptions.Abort:
+        click.echo("aborted", err=True)
+        sys.exit(130)
+    except click.ClickException as e:
+        msg = e.format_message().replace("\n", " ")
+        click.echo(f"error: {msg} (see balance {' '.join(sys.argv[1:2])} --help)", err=True)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        click.echo("interrupted", err=True)
+        sys.exit(130)
+    sys.exit(0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Aggregation (lazy polars), figures (matplotlib) and the HTML report."""

@@ -1,0 +1,195 @@
+"""Lazy polars queries over a run folder, one function per question.
+
+Every query starts from :func:`scan` (the run's chunk files) or from
+:func:`seat_rows` (one row per seat of every game: the seat's own columns, its
+opponent's character and Overdrive, and whether it won), builds a LazyFrame,
+and :func:`summarise` collects them all at once (``pl.collect_all``), then adds
+names, provisional marks and Wilson intervals to the small results.
+
+The queries are generic over games: per-seat columns are found by their ``0``/``1``
+suffixes (``char0``/``char1``, ``used0``/``used1``, ...).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from balance.runs import chunk_files
+from balance.stats import wilson
+
+MIN_GAMES = 50  # rows with fewer games are shown as insufficient data, never as bare numbers
+
+
+def scan(run_dir: Path) -> pl.LazyFrame:
+    """All records of a run (finished chunks only)."""
+    return pl.scan_parquet([str(p) for p in chunk_files(Path(run_dir))])
+
+
+def seat_columns(lf: pl.LazyFrame, seats: int = 2) -> list[str]:
+    """Base names of per-seat columns (``char`` for ``char0``..``charN``)."""
+    names = lf.collect_schema().names()
+    bases = []
+    for n in names:
+        if n.endswith("0") and all(f"{n[:-1]}{s}" in names for s in range(seats)):
+            bases.append(n[:-1])
+    return bases
+
+
+def seat_rows(lf: pl.LazyFrame, seats: int = 2) -> pl.LazyFrame:
+    """One row per (game, seat): ``seat``, the seat's columns, ``opp_char``/``opp_od``, ``win``, ``draw``."""
+    bases = seat_columns(lf, seats)
+    shared = [c for c in lf.collect_schema().names() if not any(c == f"{b}{s}" for b in bases for s in range(seats))]
+    parts = []
+    for s in range(seats):
+        cols = [pl.col(c) for c in shared] + [pl.lit(s, dtype=pl.Int8).alias("seat")]
+        cols += [pl.col(f"{b}{s}").alias(b) for b in bases]
+        if seats == 2:
+            for b in ("char", "od"):
+                if b in bases:
+                    cols.append(pl.col(f"{b}{1 - s}").alias(f"opp_{b}"))
+        parts.append(lf.select(cols))
+    out = pl.concat(parts)
+    return out.with_columns(
+        (pl.col("winner") == pl.col("seat")).alias("win"),
+        (pl.col("winner") < 0).alias("draw"),
+    )
+
+
+def _counts(*extra: pl.Expr) -> list[pl.Expr]:
+    return [pl.len().alias("games"), pl.col("win").sum().alias("wins"), pl.col("draw").sum().alias("draws"), *extra]
+
+
+def by_character(long: pl.LazyFrame) -> pl.LazyFrame:
+    return long.group_by("char").agg(_counts()).sort("char")
+
+
+def matchup(long: pl.LazyFrame) -> pl.LazyFrame:
+    """Row character vs column character, both seat orders pooled."""
+    return long.group_by("char", "opp_char").agg(_counts()).sort("char", "opp_char")
+
+
+def matchup_by_seat(long: pl.LazyFrame) -> pl.LazyFrame:
+    """The same, split by the row character's seat."""
+    return long.group_by("char", "opp_char", "seat").agg(_counts()).sort("char", "opp_char", "seat")
+
+
+def overdrive(long: pl.LazyFrame, stages: int = 3) -> pl.LazyFrame:
+    """Picks, wins, activations and the highest stage reached (activations capped at ``stages``)."""
+    reached = [(pl.col("od_acts").clip(0, stages) == k).sum().alias(f"stage{k}") for k in range(stages + 1)]
+    return long.group_by("od").agg(
+        _counts(pl.col("od_acts").mean().alias("mean_activations"), pl.col("od_fails").mean().alias("mean_fails"),
+                *reached)
+    ).sort("od")
+
+
+def seat(long: pl.LazyFrame) -> pl.LazyFrame:
+    return long.group_by("seat").agg(_counts()).sort("seat")
+
+
+def seat_by_length(long: pl.LazyFrame, edges=(5, 10, 20)) -> pl.LazyFrame:
+    """Seat win rates by game length bucket (rounds)."""
+    bucket = pl.col("rounds").cut(list(edges), left_closed=True).alias("length")
+    return long.with_columns(bucket).group_by("seat", "length").agg(_counts()).sort("seat", "length")
+
+
+def card(long: pl.LazyFrame, n_cards: int) -> pl.LazyFrame:
+    """Per card: games where the seat played it at least once, and wins then; and when it did not."""
+    frames = []
+    for k in range(n_cards):
+        used = (pl.col("used") & (1 << k)) != 0
+        frames.append(long.select(
+            pl.lit(k, dtype=pl.Int16).alias("card"),
+            used.sum().alias("games_used"),
+            (used & pl.col("win")).sum().alias("wins_used"),
+            (~used).sum().alias("games_unused"),
+            (~used & pl.col("win")).sum().alias("wins_unused"),
+        ))
+    return pl.concat(frames)
+
+
+def length(lf: pl.LazyFrame) -> pl.LazyFrame:
+    return lf.group_by("rounds").agg(pl.len().alias("games")).sort("rounds")
+
+
+def health(lf: pl.LazyFrame, timeout_code: int) -> pl.LazyFrame:
+    return lf.select(
+        pl.len().alias("games"),
+        (pl.col("winner") < 0).sum().alias("draws"),
+        (pl.col("end_reason") == timeout_code).sum().alias("timeouts"),
+        pl.col("rounds").mean().alias("mean_rounds"),
+        pl.col("rounds").std().alias("std_rounds"),
+        pl.col("rounds").median().alias("median_rounds"),
+        pl.col("rounds").max().alias("max_rounds"),
+    )
+
+
+# ----------------------------------------------------------------------------- assembly
+def with_interval(df: pl.DataFrame, wins: str = "wins", games: str = "games", prefix: str = "") -> pl.DataFrame:
+    """Add ``win_rate``, ``ci_low``, ``ci_high`` and ``insufficient`` (games < MIN_GAMES)."""
+    w = df[wins].to_numpy().astype(np.float64)
+    n = df[games].to_numpy().astype(np.float64)
+    lo, hi = wilson(w, n)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rate = np.where(n > 0, w / n, np.nan)
+    return df.with_columns(
+        pl.Series(f"{prefix}win_rate", rate), pl.Series(f"{prefix}ci_low", lo), pl.Series(f"{prefix}ci_high", hi),
+        pl.Series(f"{prefix}insufficient", n < MIN_GAMES),
+    )
+
+
+def summarise(run_dir: Path, labels: dict, timeout_code: int) -> dict[str, pl.DataFrame]:
+    """Every table of the report, collected in one pass over the records."""
+    lf = scan(run_dir)
+    long = seat_rows(lf, labels.get("seats", 2))
+    n_cards = len(labels["card"])
+    queries = {
+        "character": by_character(long),
+        "matchup": matchup(long),
+        "matchup_by_seat": matchup_by_seat(long),
+        "overdrive": overdrive(long),
+        "seat": seat(long),
+        "seat_by_length": seat_by_length(long),
+        "card": card(long, n_cards),
+        "length": length(lf),
+        "health": health(lf, timeout_code),
+    }
+    names = list(queries)
+    frames = dict(zip(names, pl.collect_all(list(queries.values()))))
+    prov = labels["provisional"]
+
+    def name(col: str, kind: str) -> pl.Expr:
+        return pl.col(col).replace_strict(dict(enumerate(labels[kind])), return_dtype=pl.String, default="?")
+
+    def provisional(col: str, kind: str) -> pl.Expr:
+        return pl.col(col).replace_strict(dict(enumerate(prov[kind])), return_dtype=pl.Boolean, default=True)
+
+    out = {}
+    out["character"] = with_interval(frames["character"]).with_columns(
+        name("char", "character").alias("name"), provisional("char", "character").alias("provisional"))
+    for k in ("matchup", "matchup_by_seat"):
+        out[k] = with_interval(frames[k]).with_columns(
+            name("char", "character").alias("name"), name("opp_char", "character").alias("opponent"),
+            (provisional("char", "character") | provisional("opp_char", "character")).alias("provisional"))
+    total = frames["seat"]["games"].sum()
+    out["overdrive"] = with_interval(frames["overdrive"]).with_columns(
+        name("od", "overdrive").alias("name"), provisional("od", "overdrive").alias("provisional"),
+        (pl.col("games") / total).alias("pick_rate"))
+    out["seat"] = with_interval(frames["seat"])
+    out["seat_by_length"] = with_interval(frames["seat_by_length"]).with_columns(pl.col("length").cast(pl.String))
+    c = frames["card"]
+    c = with_interval(c, "wins_used", "games_used", prefix="used_")
+    c = with_interval(c, "wins_unused", "games_unused", prefix="unused_")
+    out["card"] = c.with_columns(
+        name("card", "card").alias("name"), provisional("card", "card").alias("provisional"),
+        (pl.col("games_used") / (pl.col("games_used") + pl.col("games_unused"))).alias("play_rate"),
+        (pl.col("used_win_rate") - pl.col("unused_win_rate")).alias("improvement_when_used"),
+    )
+    out["length"] = frames["length"]
+    h = frames["health"]
+    out["health"] = h.with_columns(
+        (pl.col("draws") / pl.col("games")).alias("draw_rate"),
+        (pl.col("timeouts") / pl.col("games")).alias("timeout_rate"),
+    )
+    return out

@@ -1,0 +1,155 @@
+"""Figures: each function takes collected frames and returns a matplotlib Figure.
+
+Figures never simulate or aggregate; every rate is drawn with its Wilson interval
+and every figure carries a one-line reading aid (``fig.reading``).
+"""
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import polars as pl  # noqa: E402
+
+PROV = "\u2020"  # dagger: the row rests on provisional data
+
+
+def _label(name: str, provisional: bool) -> str:
+    return f"{name}{PROV}" if provisional else name
+
+
+def _finish(fig, reading: str):
+    fig.reading = reading
+    fig.tight_layout()
+    return fig
+
+
+def rate_bars(df: pl.DataFrame, title: str, reading: str, label_col: str = "name"):
+    """Horizontal bars of win rate with 95% Wilson intervals; n printed beside each bar."""
+    d = df.sort("win_rate")
+    n = len(d)
+    fig, ax = plt.subplots(figsize=(7.5, 0.45 * n + 1.4))
+    y = np.arange(n)
+    rate = d["win_rate"].to_numpy()
+    lo = d["ci_low"].to_numpy()
+    hi = d["ci_high"].to_numpy()
+    ax.barh(y, rate, color="#4C72B0", alpha=0.85)
+    ax.errorbar(rate, y, xerr=[rate - lo, hi - rate], fmt="none", ecolor="black", capsize=3, lw=1)
+    ax.axvline(0.5, color="grey", lw=0.8, ls="--")
+    labels = [_label(a, b) for a, b in zip(d[label_col].to_list(), d["provisional"].to_list())]
+    ax.set_yticks(y, labels)
+    for yi, r, g, ins in zip(y, hi, d["games"].to_list(), d["insufficient"].to_list()):
+        ax.text(min(r + 0.01, 0.98), yi, "insufficient data" if ins else f"n={g:,}", va="center", fontsize=8)
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("win rate (95% Wilson interval)")
+    ax.set_title(title)
+    return _finish(fig, reading)
+
+
+def matchup_heatmap(df: pl.DataFrame, names: list[str], provisional: list[bool], reading: str):
+    """Row character's win rate against the column character, with n and interval per cell."""
+    k = len(names)
+    grid = np.full((k, k), np.nan)
+    text = [["" for _ in range(k)] for _ in range(k)]
+    for row in df.iter_rows(named=True):
+        i, j = row["char"], row["opp_char"]
+        if row["insufficient"]:
+            text[i][j] = f"n={row['games']}\ninsufficient"
+            continue
+        grid[i, j] = row["win_rate"]
+        text[i][j] = (f"{100 * row['win_rate']:.1f}%\n({100 * row['ci_low']:.1f}-{100 * row['ci_high']:.1f})"
+                      f"\nn={row['games']:,}")
+    fig, ax = plt.subplots(figsize=(1.55 * k + 2.5, 1.25 * k + 1.6))
+    im = ax.imshow(grid, cmap="RdBu", vmin=0.2, vmax=0.8)
+    labels = [_label(n, p) for n, p in zip(names, provisional)]
+    ax.set_xticks(range(k), labels, rotation=30, ha="right")
+    ax.set_yticks(range(k), labels)
+    for i in range(k):
+        for j in range(k):
+            if i == j:
+                ax.text(j, i, "no mirror", ha="center", va="center", fontsize=7, color="grey")
+            elif text[i][j]:
+                v = grid[i, j]
+                dark = not np.isnan(v) and abs(v - 0.5) > 0.2
+                ax.text(j, i, text[i][j], ha="center", va="center", fontsize=6.5, color="white" if dark else "black")
+    ax.set_xlabel("opponent")
+    ax.set_ylabel("character")
+    ax.set_title("Matchups: row's win rate against column (both seats pooled)")
+    fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04, label="win rate")
+    return _finish(fig, reading)
+
+
+def overdrive_panel(df: pl.DataFrame, stages: int, reading: str):
+    """Pick rate, win rate (with interval) and the highest stage reached, per Overdrive."""
+    d = df.sort("od")
+    names = [_label(a, b) for a, b in zip(d["name"].to_list(), d["provisional"].to_list())]
+    x = np.arange(len(d))
+    fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
+    axes[0].bar(x, d["pick_rate"].to_numpy(), color="#55A868")
+    axes[0].set_title("pick rate")
+    rate = d["win_rate"].to_numpy()
+    axes[1].bar(x, rate, color="#4C72B0")
+    axes[1].errorbar(x, rate, yerr=[rate - d["ci_low"].to_numpy(), d["ci_high"].to_numpy() - rate], fmt="none",
+                     ecolor="black", capsize=3)
+    axes[1].axhline(0.5, color="grey", ls="--", lw=0.8)
+    axes[1].set_ylim(0, 1)
+    axes[1].set_title("win rate when picked (95% CI)")
+    games = d["games"].to_numpy().astype(float)
+    bottom = np.zeros(len(d))
+    colours = plt.cm.viridis(np.linspace(0.15, 0.9, stages + 1))
+    for s in range(stages + 1):
+        share = d[f"stage{s}"].to_numpy() / np.maximum(games, 1)
+        axes[2].bar(x, share, bottom=bottom, color=colours[s], label="never" if s == 0 else f"stage {s}")
+        bottom += share
+    axes[2].set_title("highest stage reached")
+    axes[2].legend(fontsize=7, loc="upper right")
+    for ax in axes:
+        ax.set_xticks(x, names, rotation=20, ha="right", fontsize=8)
+    return _finish(fig, reading)
+
+
+def length_histogram(df: pl.DataFrame, cap: int, reading: str):
+    """Distribution of game length in rounds; the cap (timeouts) is marked."""
+    fig, ax = plt.subplots(figsize=(7.5, 3.4))
+    ax.bar(df["rounds"].to_numpy(), df["games"].to_numpy(), width=0.9, color="#8172B2")
+    ax.axvline(cap, color="red", lw=0.8, ls="--", label=f"round cap ({cap}): timeout")
+    ax.set_xlabel("rounds")
+    ax.set_ylabel("games")
+    ax.set_title("Game length")
+    ax.legend(fontsize=8)
+    return _finish(fig, reading)
+
+
+def seat_by_length(df: pl.DataFrame, reading: str):
+    """Seat 1's win rate by game-length bucket, with intervals."""
+    d = df.filter(pl.col("seat") == 0)
+    fig, ax = plt.subplots(figsize=(7.5, 3.2))
+    x = np.arange(len(d))
+    rate = d["win_rate"].to_numpy()
+    ax.errorbar(x, rate, yerr=[rate - d["ci_low"].to_numpy(), d["ci_high"].to_numpy() - rate], fmt="o-", capsize=3)
+    ax.axhline(0.5, color="grey", ls="--", lw=0.8)
+    ax.set_xticks(x, [f"{a}\nn={g:,}" for a, g in zip(d["length"].to_list(), d["games"].to_list())], fontsize=8)
+    ax.set_ylabel("seat 1 win rate")
+    ax.set_title("Seat advantage by game length (rounds)")
+    return _finish(fig, reading)
+
+
+def card_effects(df: pl.DataFrame, reading: str):
+    """Forest plot: win rate when a card was played minus when it was not, with an interval."""
+    d = df.filter(~pl.col("used_insufficient") & ~pl.col("unused_insufficient")).sort("improvement_when_used")
+    fig, ax = plt.subplots(figsize=(7.5, 0.42 * max(len(d), 1) + 1.4))
+    y = np.arange(len(d))
+    diff = d["improvement_when_used"].to_numpy()
+    # interval of a difference of two independent proportions (normal approximation)
+    n1 = d["games_used"].to_numpy()
+    n2 = d["games_unused"].to_numpy()
+    p1 = d["used_win_rate"].to_numpy()
+    p2 = d["unused_win_rate"].to_numpy()
+    se = np.sqrt(p1 * (1 - p1) / np.maximum(n1, 1) + p2 * (1 - p2) / np.maximum(n2, 1))
+    ax.errorbar(diff, y, xerr=1.96 * se, fmt="o", capsize=3)
+    ax.axvline(0, color="grey", ls="--", lw=0.8)
+    ax.set_yticks(y, [_label(a, b) for a, b in zip(d["name"].to_list(), d["provisional"].to_list())])
+    ax.set_xlabel("win rate when played - win rate when not played (95% CI)")
+    ax.set_title("Cards: improvement when played")
+    return _finish(fig, reading)

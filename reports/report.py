@@ -1,0 +1,158 @@
+"""Build a run's report: summary.json, tables/*.csv, figures/*.png and report.html."""
+from __future__ import annotations
+
+import json
+import math
+import time
+from pathlib import Path
+
+import polars as pl
+
+from balance import registry
+from balance.runs import RunSpec, is_complete, read_manifest
+from balance.stats import fmt_rate
+from reports import aggregate, figures, html
+
+DIMENSIONS = ("character", "matchup", "matchup_by_seat", "overdrive", "seat", "seat_by_length", "card")
+
+
+def _clean(v):
+    if isinstance(v, float) and math.isnan(v):
+        return None
+    return v
+
+
+def _records(df: pl.DataFrame) -> list[dict]:
+    return [{k: _clean(v) for k, v in r.items()} for r in df.to_dicts()]
+
+
+def findings(t: dict[str, pl.DataFrame], top: int = 3) -> list[str]:
+    """Plain sentences for the largest statistically clear imbalances (interval excludes 50%)."""
+    out = []
+
+    def clear(df):
+        return df.filter(~pl.col("insufficient") & ((pl.col("ci_low") > 0.5) | (pl.col("ci_high") < 0.5)))
+
+    ch = clear(t["character"]).with_columns((pl.col("win_rate") - 0.5).abs().alias("gap")).sort("gap", descending=True)
+    for r in ch.head(top).iter_rows(named=True):
+        word = "wins" if r["win_rate"] > 0.5 else "wins only"
+        out.append(f"{r['name']}{'†' if r['provisional'] else ''} {word} {fmt_rate(r['wins'], r['games'])} of "
+                   f"their games.")
+    mu = clear(t["matchup"]).filter(pl.col("win_rate") > 0.5).with_columns(
+        (pl.col("win_rate") - 0.5).alias("gap")).sort("gap", descending=True)
+    for r in mu.head(top).iter_rows(named=True):
+        out.append(f"{r['name']} beats {r['opponent']}{'†' if r['provisional'] else ''} in "
+                   f"{fmt_rate(r['wins'], r['games'])} games.")
+    od = clear(t["overdrive"]).with_columns((pl.col("win_rate") - 0.5).abs().alias("gap")).sort("gap", descending=True)
+    for r in od.head(2).iter_rows(named=True):
+        out.append(f"Overdrive {r['name']}{'†' if r['provisional'] else ''}: picked in {100 * r['pick_rate']:.1f}% of "
+                   f"seats, wins {fmt_rate(r['wins'], r['games'])}.")
+    s = t["seat"].filter(pl.col("seat") == 0).row(0, named=True)
+    if not s["insufficient"] and (s["ci_low"] > 0.5 or s["ci_high"] < 0.5):
+        out.append(f"Seat 1 wins {fmt_rate(s['wins'], s['games'])} of games (seat 2: the rest minus draws).")
+    h = t["health"].row(0, named=True)
+    if h["timeout_rate"] > 0.01:
+        out.append(f"{100 * h['timeout_rate']:.1f}% of games hit the round cap (timeouts): strategies may stall.")
+    if not out:
+        out.append("No statistically clear imbalance: every interval includes 50%.")
+    return out
+
+
+def build(run_dir: Path, out_dir: Path | None = None, log=print) -> dict:
+    """Aggregate ``run_dir`` and write the report; return the summary dict."""
+    t0 = time.perf_counter()
+    run_dir = Path(run_dir)
+    out_dir = Path(out_dir) if out_dir else run_dir / "report"
+    man = read_manifest(run_dir)
+    spec = RunSpec(**man["spec"])
+    for mod in spec.plugins:
+        registry.load_plugin(mod)
+    game = registry.get_game(man["game"])
+    mod = game.module
+    tables = mod.build_tables(mod.load_data(spec.data_dir, spec.overrides))
+    labels = mod.labels(tables)
+    timeout_code = labels["end_reason"].index("timeout")
+    t = aggregate.summarise(run_dir, labels, timeout_code)
+    cap = int(mod.max_rounds(tables))
+
+    (out_dir / "figures").mkdir(parents=True, exist_ok=True)
+    (out_dir / "tables").mkdir(exist_ok=True)
+    for k in DIMENSIONS + ("length", "health"):
+        t[k].write_csv(out_dir / "tables" / f"{k}.csv")
+
+    figs = {
+        "characters": figures.rate_bars(
+            t["character"], "Character win rates (both seats pooled)",
+            "Bars are win rates; whiskers the 95% interval; a whisker crossing the dashed 50% line is no clear "
+            "imbalance."),
+        "matchups": figures.matchup_heatmap(
+            t["matchup"], labels["character"], labels["provisional"]["character"],
+            "Read a row: the row character's win rate against each column; red below 50%, blue above."),
+        "overdrives": figures.overdrive_panel(
+            t["overdrive"], 3,
+            "How often each Overdrive is picked, how its picker fares, and how far its activations got."),
+        "game_length": figures.length_histogram(
+            t["length"], cap, "Most games should end well before the round cap; a spike at the cap means stalls."),
+        "seat_by_length": figures.seat_by_length(
+            t["seat_by_length"], "Seat 1's win rate in short and long games; a tilt shows a first-seat edge."),
+        "cards": figures.card_effects(
+            t["card"], "Right of zero: seats that played the card won more (correlation, not cause)."),
+    }
+    pngs = {}
+    for name, fig in figs.items():
+        pngs[name] = html.fig_png(fig)
+        (out_dir / "figures" / f"{name}.png").write_bytes(pngs[name])
+    import matplotlib.pyplot as plt
+
+    plt.close("all")
+
+    find = findings(t)
+    h = t["health"].row(0, named=True)
+    summary = {
+        "run": {k: man[k] for k in ("game", "game_version", "seed", "games", "chunk_size", "started", "finished")}
+        | {"setup": spec.setup, "strategies": man["strategies"], "data": man["data"], "complete": is_complete(man),
+           "games_in_report": int(h["games"])},
+        "findings": find,
+        "health": _records(t["health"])[0],
+        "length": _records(t["length"]),
+    }
+    for k in DIMENSIONS:
+        summary[k] = _records(t[k])
+    (out_dir / "summary.json").write_text(json.dumps(summary, indent=1, ensure_ascii=False))
+
+    meta = [
+        f"Game <b>{game.title}</b>, setup <b>{spec.setup}</b>, strategies <b>{' vs '.join(spec.strategies)}</b>, "
+        f"seed {man['seed']}, {int(h['games']):,} games"
+        + ("" if is_complete(man) else f" (<b>incomplete run</b>: {len(man['chunks'])} of {man['n_chunks']} chunks)"),
+        f"Data: {man['data']['folder']} (hash {man['data']['data_hash']})"
+        + (f", overrides: {', '.join(spec.overrides)}" if spec.overrides else ""),
+        f"Draw rate {100 * h['draw_rate']:.2f}%, timeout rate {100 * h['timeout_rate']:.2f}%, "
+        f"rounds mean {h['mean_rounds']:.2f} (sd {h['std_rounds'] or 0:.2f}, median {h['median_rounds']:.0f}, "
+        f"max {h['max_rounds']})",
+    ]
+    R = html.rows
+    sections = [
+        ("Characters", html.section(pngs["characters"], "character win rates", figs["characters"].reading,
+                                    html.table(R(t["character"].sort("win_rate", descending=True)),
+                                               [("character", "name"), ("games", "games"), ("wins", "wins"),
+                                                ("draws", "draws"), ("win rate (95% CI)", "rate")]))),
+        ("Matchups", html.section(pngs["matchups"], "matchup heatmap", figs["matchups"].reading)),
+        ("Overdrives", html.section(pngs["overdrives"], "overdrives", figs["overdrives"].reading,
+                                    html.table(R(t["overdrive"]), [
+                                        ("Overdrive", "name"), ("picks", "games"), ("pick rate", "pick_rate"),
+                                        ("win rate (95% CI)", "rate"), ("mean activations", "mean_activations"),
+                                        ("never", "stage0"), ("stage 1", "stage1"), ("stage 2", "stage2"),
+                                        ("stage 3", "stage3")]))),
+        ("Cards", html.section(pngs["cards"], "card effects", figs["cards"].reading, html.table(
+            R(t["card"]), [("card", "name"), ("play rate", "play_rate"), ("games played", "games_used"),
+                           ("win rate when played", "rate:used_"), ("games not played", "games_unused"),
+                           ("win rate when not played", "rate:unused_")]))),
+        ("Seats", html.section(pngs["seat_by_length"], "seat by length", figs["seat_by_length"].reading,
+                               html.table(R(t["seat"]), [("seat (0 = seat 1)", "seat"), ("games", "games"),
+                                                         ("wins", "wins"), ("win rate (95% CI)", "rate")]))),
+        ("Game length", html.section(pngs["game_length"], "game length", figs["game_length"].reading)),
+    ]
+    page = html.page(f"Balance report: {game.title}", meta, find, sections)
+    (out_dir / "report.html").write_text(page, encoding="utf-8")
+    summary["report_seconds"] = round(time.perf_counter() - t0, 3)
+    return summary
