@@ -1,0 +1,23 @@
+# Shared by scripts/demo and scripts/test: make .venv if missing and install the project into it.
+# Re-installs only when pyproject.toml changes (a stamp file records the installed version).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+PY="${PYTHON:-}"
+if [ -z "$PY" ]; then
+  for c in python3.11 python3 python; do
+    if command -v "$c" >/dev/null 2>&1; then PY="$c"; break; fi
+  done
+fi
+if [ ! -x .venv/bin/python ]; then
+  echo "creating .venv with $PY" >&2
+  "$PY" -m venv .venv
+fi
+stamp=".venv/.installed-$(sha256sum pyproject.toml | cut -c1-16)"
+if [ ! -f "$stamp" ]; then
+  echo "installing the toolkit into .venv (first run: a few minutes)" >&2
+  .venv/bin/python -m pip install -q --upgrade pip >&2
+  .venv/bin/python -m pip install -q -e ".[test]" >&2
+  rm -f .venv/.installed-*
+  touch "$stamp"
+fi
+export PATH="$PWD/.venv/bin:$PATH"
