@@ -162,8 +162,10 @@ def simulate(game, n_games, seed, setup, strategy, param, matchup, data, overrid
         sys.exit(130)
     wall = time.perf_counter() - t0
     cpu = man["timing"]["cpu_seconds"]
-    click.echo(f"{man['games']:,} games in {wall:.2f} s wall ({man['games'] / max(wall, 1e-9):,.0f} games/s; "
-               f"{workers} worker{'s' if workers > 1 else ''}; {cpu:.2f} s in kernels incl. compile/load)")
+    comp = man["timing"].get("compile_load_seconds", 0.0)
+    click.echo(f"{man['games']:,} games in {wall:.2f} s wall ({man['games'] / max(wall, 1e-9):,.0f} games/s, "
+               f"{workers} worker{'s' if workers > 1 else ''}); {cpu:.2f} s in chunks; kernel compile/load "
+               f"{comp:.2f} s")
     click.echo(f"run folder: {run_dir}")
 
 

@@ -95,6 +95,12 @@ class Prepared:
         self.params = [s.resolve_params(p) for s, p in zip(self.strategies, spec.strategy_params)]
         self.key = root_key(spec.seed)
 
+    def warm(self) -> float:
+        """Compile (or load from the cache) the kernels with one game; return the seconds it took."""
+        t = time.perf_counter()
+        self.chunk(0, 1)
+        return time.perf_counter() - t
+
     def chunk(self, start: int, count: int) -> np.ndarray:
         return self.game.module.simulate_chunk(self.tables, self.settings, start, count, self.key, self.strategies,
                                                self.params)
@@ -222,13 +228,15 @@ _WORKER: dict = {}
 def _worker_init(spec_dict: dict) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides; finished chunks are already safe
     _WORKER["prep"] = Prepared(RunSpec(**spec_dict))
+    _WORKER["warm"] = _WORKER["prep"].warm()
 
 
-def _worker_chunk(run_dir: str, idx: int, start: int, count: int) -> tuple[int, str, int, float]:
+def _worker_chunk(run_dir: str, idx: int, start: int, count: int) -> tuple[int, str, int, float, float]:
     t = time.perf_counter()
     recs = _WORKER["prep"].chunk(start, count)
     digest = write_chunk(chunk_path(Path(run_dir), idx), recs)
-    return idx, digest, len(recs), time.perf_counter() - t
+    warm = _WORKER.pop("warm", 0.0)  # reported once per worker
+    return idx, digest, len(recs), time.perf_counter() - t, warm
 
 
 # ----------------------------------------------------------------------------- the run
@@ -333,20 +341,22 @@ def run(run_dir: Path, spec: RunSpec | None = None, resume: bool = False, worker
         write_manifest(run_dir, man)
         t_wall = time.perf_counter()
 
-        def finished(idx, digest, rows, secs):
+        def finished(idx, digest, rows, secs, warm=0.0):
             man["chunks"][str(idx)] = {"games": rows, "sha256": digest, "seconds": round(secs, 4)}
             man["timing"]["cpu_seconds"] = round(man["timing"].get("cpu_seconds", 0.0) + secs, 4)
+            man["timing"]["compile_load_seconds"] = round(max(man["timing"].get("compile_load_seconds", 0.0), warm), 3)
             write_manifest(run_dir, man)
             if progress:
                 progress(rows)
 
         try:
             if workers <= 1 or len(todo) <= 1:
+                warm = prep.warm() if todo else 0.0
                 for idx, start, count in todo:
                     t = time.perf_counter()
                     recs = prep.chunk(start, count)
                     digest = write_chunk(chunk_path(run_dir, idx), recs)
-                    finished(idx, digest, len(recs), time.perf_counter() - t)
+                    finished(idx, digest, len(recs), time.perf_counter() - t, warm)
             else:
                 _run_pool(run_dir, spec, todo, workers, finished)
         except KeyboardInterrupt:
