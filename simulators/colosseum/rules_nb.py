@@ -548,7 +548,8 @@ def write_record_nb(out, i, g, m, sid0, sid1):
     r.game = g
     r.winner = m[S_WINNER]
     r.end_reason = m[S_END]
-    r.rounds = m[S_ROUND]
+    # rounds played: a KO ends the game inside its round, before the round counter moves on
+    r.rounds = m[S_ROUND] + 1 if m[S_END] == END_KO or m[S_END] == END_DOUBLE_KO else m[S_ROUND]
     r.char0 = m[b0 + O_CHAR]
     r.char1 = m[b1 + O_CHAR]
     r.od0 = m[b0 + O_OD]
