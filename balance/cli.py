@@ -145,10 +145,20 @@ def simulate(game, n_games, seed, setup, strategy, param, matchup, data, overrid
     else:
         total = spec.games
     t0 = time.perf_counter()
-    bar = click.progressbar(length=total, label=f"{game}", file=sys.stderr, show_pos=True, width=30)
+    bars = []  # the bar starts with the first progress report: a refused run prints only its error line
+
+    def progress(n):
+        if not bars:
+            bars.append(click.progressbar(length=total, label=f"{game}", file=sys.stderr, show_pos=True, width=30))
+            bars[0].__enter__()
+        bars[0].update(n)
+
     try:
-        with bar:
-            man = run(run_dir, spec, resume=resume, workers=workers, progress=bar.update)
+        try:
+            man = run(run_dir, spec, resume=resume, workers=workers, progress=progress)
+        finally:
+            if bars:
+                bars[0].__exit__(None, None, None)
     except KeyboardInterrupt:
         from balance.runs import read_manifest
 
@@ -192,14 +202,14 @@ def replay(game, index, run_dir, seed, setup, strategy, param, matchup, data, ov
     """Tell one game round by round (same seed and settings: the same game as in the run)."""
     from balance.runs import Prepared, RunSpec, read_manifest
 
+    if index < 0:
+        raise BalanceError(f"--game must be >= 0, got {index}")
     if run_dir:
         spec = RunSpec(**read_manifest(Path(run_dir))["spec"])
     else:
         if not game:
             raise BalanceError("replay needs GAME (or --run RUN_DIR)")
         spec = _spec(game, index + 1, seed, setup, strategy, param, matchup, data, override, None, plugin)
-    if index < 0:
-        raise BalanceError(f"--game must be >= 0, got {index}")
     prep = Prepared(spec)
     for line in prep.game.module.replay(prep.tables, prep.settings, prep.key, index, prep.strategies, prep.params):
         click.echo(line)

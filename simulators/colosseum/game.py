@@ -497,10 +497,14 @@ def replay(tables: Tables, settings: dict, key: np.ndarray, game: int, strategie
     rec = simulate_chunk(tables, settings, game, 1, key, strategies, params, machine=m)[0]
     lines = []
     last = None
+    in_setup = True  # setup events and round 1's share the round index 0: round 1 starts at the first play
     for rnd, txt in describe_events(tables, m):
-        if rnd != last and rnd >= 0:
-            lines.append(f"Round {rnd + 1}:" if rnd > 0 or "plays" in txt else "Setup:")
-            last = rnd
+        if in_setup and " plays " in txt:
+            in_setup = False
+        part = "setup" if in_setup else rnd
+        if part != last and rnd >= 0:
+            lines.append("Setup:" if in_setup else f"Round {rnd + 1}:")
+            last = part
         lines.append(f"  {txt}")
     end = E.END_NAMES[rec["end_reason"]]
     res = "draw" if rec["winner"] < 0 else f"P{rec['winner'] + 1} wins"
