@@ -1,0 +1,472 @@
+"""The ``balance`` command line: one-line errors with exit code 2, simulate -> report, interrupted and
+resumed runs, the run folder lock, replay, scenario and validate.
+
+User errors are checked in-process through ``balance.cli.main`` (the console script's entry point) and a
+few end to end through the installed ``balance`` script; runs go to ``tmp_path``.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+import pytest
+
+from balance.cli import main
+from balance.runs import Prepared, RunSpec, read_manifest
+from tests.conftest import BALANCE_EXE, PINNED, SCENARIOS, balance_cmd
+
+REPORT_DIMENSIONS = ("character", "matchup", "matchup_by_seat", "overdrive", "seat", "seat_by_length", "card")
+
+
+def cli(capsys, *args) -> tuple[int, str, str]:
+    """Run ``balance ARGS`` in-process; return (exit code, stdout, stderr)."""
+    with pytest.raises(SystemExit) as ei:
+        main([str(a) for a in args])
+    out = capsys.readouterr()
+    code = ei.value.code if isinstance(ei.value.code, int) else (0 if ei.value.code is None else 1)
+    return code, out.out, out.err
+
+
+def assert_one_line_error(code, err, *needles):
+    assert code == 2, err
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert len(lines) == 1, f"expected one line on stderr, got: {err!r}"
+    assert lines[0].startswith("error: "), lines[0]
+    assert "Traceback" not in err
+    for n in needles:
+        assert n in lines[0], (n, lines[0])
+
+
+def run_frame(run_dir: Path) -> pl.DataFrame:
+    man = read_manifest(run_dir)
+    files = [Path(run_dir) / "records" / f"chunk-{int(k):05d}.parquet" for k in sorted(man["chunks"], key=int)]
+    return pl.concat([pl.read_parquet(f) for f in files]).sort("game")
+
+
+def reference_frame(games, seed, strategies=("random", "random"), **kw) -> pl.DataFrame:
+    prep = Prepared(RunSpec(game="colosseum", games=games, seed=seed, strategies=list(strategies), **kw).normalised())
+    recs = prep.chunk(0, games)
+    return pl.from_arrow(pa.table({n: recs[n] for n in recs.dtype.names}))
+
+
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory):
+    """A small finished run made through the CLI (subprocess), used by several read-only tests."""
+    d = tmp_path_factory.mktemp("cli") / "run"
+    p = balance_cmd("simulate", "colosseum", "--games", 3000, "--chunk-size", 1000, "--workers", 1, "--seed", 3,
+                    "--out", d)
+    assert p.returncode == 0, p.stderr
+    assert "3,000 games" in p.stdout
+    return d
+
+
+# ----------------------------------------------------------------------------- user errors
+def _bad_data(tmp_path, old, new, stem="characters"):
+    folder = tmp_path / "data"
+    shutil.copytree(PINNED, folder)
+    p = folder / f"{stem}.toml"
+    text = p.read_text()
+    assert old in text
+    p.write_text(text.replace(old, new, 1))
+    return folder
+
+
+@pytest.mark.parametrize("args, needles", [
+    (["simulate", "chess", "--games", 10], ["unknown game 'chess'", "colosseum"]),
+    (["simulate", "colosseum", "--games", 10, "--setup", "tournament"], ["unknown setup 'tournament'", "draft"]),
+    (["simulate", "colosseum", "--games", 10, "--strategy", "psychic"], ["unknown strategy 'psychic'", "greedy"]),
+    (["simulate", "colosseum", "--games", 10, "--strategy", "a", "--strategy", "b", "--strategy", "c"],
+     ["--strategy"]),
+    (["simulate", "colosseum", "--games", 10, "--matchup", "terry:zed"], ["unknown character 'zed'", "elaine"]),
+    (["simulate", "colosseum", "--games", 10, "--matchup", "terry:terry"], ["cannot face itself"]),
+    (["simulate", "colosseum", "--games", 10, "--matchup", "terry"], ["expected A:B"]),
+    (["simulate", "colosseum", "--games", 0], ["--games", "got 0"]),
+    (["simulate", "colosseum", "--games", -5], ["--games", "got -5"]),
+    (["simulate", "colosseum", "--games", 10, "--seed", -1], ["--seed"]),
+    (["simulate", "colosseum", "--games", 10, "--chunk-size", -3], ["--chunk-size"]),
+    (["simulate", "colosseum", "--games", 10, "--workers", 0], ["--workers"]),
+    (["simulate", "colosseum", "--games", 10, "--override", "characters.terry.hpp=3"],
+     ["characters.terry has no 'hpp'", "allowed:", "hp"]),
+    (["simulate", "colosseum", "--games", 10, "--override", "characters.terry.hp=500"],
+     ["characters.toml [terry].hp", "allowed 1..99"]),
+    (["simulate", "colosseum", "--games", 10, "--param", "greedy.nope=1", "--strategy", "greedy"],
+     ["no parameter 'nope'", "epsilon"]),
+    (["simulate", "colosseum", "--games", 10, "--param", "greedy.epsilon=x", "--strategy", "greedy"],
+     ["is not a number"]),
+    (["simulate", "colosseum", "--games", "ten"], ["ten"]),
+    (["simulate", "colosseum", "--games", 10, "--bogus"], ["--bogus"]),
+    (["frobnicate"], ["frobnicate"]),
+    (["report", "/nonexistent/run"], ["run folder not found"]),
+    (["replay", "--game", 0, "--run", "/nonexistent/run"], ["run folder not found"]),
+    (["replay", "colosseum", "--game", -1], ["--game must be >= 0"]),
+    (["scenario", "/nonexistent/s.toml"], ["scenario file not found"]),
+    (["validate", "nonsense"], ["neither a game", "colosseum"]),
+    (["validate", "colosseum", "--override", "rules.max_rounds=0"], ["rules.toml.max_rounds", "allowed 1..1000"]),
+])
+def test_user_errors_are_one_line_exit_2(capsys, tmp_path, args, needles):
+    code, _out, err = cli(capsys, *args)
+    assert_one_line_error(code, err, *needles)
+
+
+def test_data_folder_errors(capsys, tmp_path):
+    bad = _bad_data(tmp_path, "hp = 18\n", "hp = = 18\n")
+    code, _, err = cli(capsys, "simulate", "colosseum", "--games", 10, "--data", bad, "--out", tmp_path / "r1")
+    assert_one_line_error(code, err, "characters.toml", "not valid TOML")
+    assert not (tmp_path / "r1" / "manifest.json").exists()
+    bad2 = _bad_data(tmp_path / "b", "hp = 18\n", "hp = 180\n")
+    code, _, err = cli(capsys, "simulate", "colosseum", "--games", 10, "--data", bad2, "--out", tmp_path / "r2")
+    assert_one_line_error(code, err, "characters.toml [terry].hp: 180 is out of range; allowed 1..99")
+    code, _, err = cli(capsys, "validate", bad2)
+    assert_one_line_error(code, err, "characters.toml [terry].hp")
+    code, _, err = cli(capsys, "simulate", "colosseum", "--games", 10, "--data", tmp_path / "nope")
+    assert_one_line_error(code, err, "data folder not found")
+
+
+def test_run_folder_errors(capsys, tmp_path, finished_run):
+    # an existing run is not overwritten
+    code, _, err = cli(capsys, "simulate", "colosseum", "--games", 10, "--out", finished_run, "--workers", 1)
+    assert_one_line_error(code, err, "already holds a run", "--resume")
+    # nothing to resume
+    code, _, err = cli(capsys, "simulate", "colosseum", "--resume", "--out", tmp_path / "absent")
+    assert_one_line_error(code, err, "absent", "run folder not found")
+    (tmp_path / "empty").mkdir()
+    code, _, err = cli(capsys, "simulate", "colosseum", "--resume", "--out", tmp_path / "empty")
+    assert_one_line_error(code, err, "manifest.json", "not a run folder")
+    code, _, err = cli(capsys, "simulate", "colosseum", "--resume")
+    assert_one_line_error(code, err, "--resume needs --out")
+    # a folder without a manifest
+    (tmp_path / "plain").mkdir()
+    code, _, err = cli(capsys, "report", tmp_path / "plain")
+    assert_one_line_error(code, err, "manifest.json", "not a run folder")
+
+
+@pytest.mark.parametrize("corruption", ["garbage", "truncated", "no_spec"])
+def test_corrupt_manifest(capsys, tmp_path, finished_run, corruption):
+    d = tmp_path / "run"
+    shutil.copytree(finished_run, d)
+    p = d / "manifest.json"
+    if corruption == "garbage":
+        p.write_bytes(b"\x00\xffnot json")
+    elif corruption == "truncated":
+        p.write_text(p.read_text()[:100])
+    else:
+        man = json.loads(p.read_text())
+        del man["spec"]
+        p.write_text(json.dumps(man))
+    for args in (["report", d], ["replay", "--game", 0, "--run", d], ["simulate", "colosseum", "--resume", "--out", d]):
+        code, _, err = cli(capsys, *args)
+        assert_one_line_error(code, err, "manifest.json", "corrupt manifest")
+
+
+def test_illegal_scenario_step_names_round_and_reason(capsys):
+    code, out, err = cli(capsys, "scenario", SCENARIOS / "flow_sealed_card.toml")
+    assert_one_line_error(code, err, "round 2", "seat 2 cannot play 'bolt'", "it is sealed")
+
+
+def test_malformed_scenario(capsys, tmp_path):
+    f = tmp_path / "s.toml"
+    f.write_text("characters = [\n")
+    code, _, err = cli(capsys, "scenario", f)
+    assert_one_line_error(code, err, "s.toml", "not valid TOML")
+
+
+def test_errors_through_the_console_script(tmp_path):
+    """End to end: the installed script prints one line and exits 2 (no traceback)."""
+    for args, needle in [
+        (["simulate", "chess"], "unknown game 'chess'"),
+        (["simulate", "colosseum", "--games", "0"], "--games"),
+        (["simulate", "colosseum", "--override", "characters.terry.nope=1"], "has no 'nope'"),
+        (["report", str(tmp_path / "missing")], "run folder not found"),
+    ]:
+        p = balance_cmd(*args)
+        assert_one_line_error(p.returncode, p.stderr, needle)
+
+
+# ----------------------------------------------------------------------------- simulate, report
+def test_simulate_writes_a_run_folder(finished_run):
+    man = read_manifest(finished_run)
+    assert man["games"] == 3000 and man["n_chunks"] == 3 and len(man["chunks"]) == 3 and man["finished"]
+    assert man["seed"] == 3 and man["chunk_size"] == 1000
+    assert set(man["data"]["hashes"]) == {"characters.toml", "overdrives.toml", "rules.toml", "skills.toml"}
+    assert not (finished_run / ".lock").exists()
+    f = run_frame(finished_run)
+    assert f["game"].to_list() == list(range(3000))
+    assert f.equals(reference_frame(3000, 3))
+
+
+def test_report_outputs(tmp_path, finished_run):
+    d = tmp_path / "run"
+    shutil.copytree(finished_run, d)
+    p = balance_cmd("report", d)
+    assert p.returncode == 0, p.stderr
+    rep = d / "report"
+    html = (rep / "report.html").read_text(encoding="utf-8")
+    assert html.lstrip().lower().startswith("<!doctype html") or "<html" in html[:200].lower()
+    assert "data:image/png;base64," in html  # self-contained
+    pngs = sorted((rep / "figures").glob("*.png"))
+    assert len(pngs) >= 5
+    for png in pngs:
+        b = png.read_bytes()
+        assert b[:8] == b"\x89PNG\r\n\x1a\n" and len(b) > 5000, png.name
+    s = json.loads((rep / "summary.json").read_text())
+    assert s["run"]["games"] == 3000 and s["health"]["games"] == 3000
+    for dim in REPORT_DIMENSIONS:
+        assert dim in s and s[dim], dim
+        for row in s[dim]:
+            missing = {"games", "wins", "win_rate", "ci_low", "ci_high"} - set(row)
+            assert not missing, f"summary.json {dim} row lacks {sorted(missing)}: {sorted(row)}"
+            assert 0 <= row["wins"] <= row["games"]
+            if row["games"]:
+                assert abs(row["win_rate"] - row["wins"] / row["games"]) < 1e-9
+                assert row["ci_low"] <= row["win_rate"] <= row["ci_high"]
+    # both seats of every game are counted once per character and per seat
+    assert sum(r["games"] for r in s["character"]) == 2 * 3000
+    assert sum(r["games"] for r in s["seat"]) == 2 * 3000
+    f = run_frame(d)
+    seat0 = next(r for r in s["seat"] if r["seat"] == 0)
+    assert seat0["wins"] == int((f["winner"] == 0).sum())
+    assert s["health"]["draws"] == int((f["winner"] < 0).sum())
+
+
+def test_report_to_another_folder(capsys, tmp_path, finished_run):
+    code, out, err = cli(capsys, "report", finished_run, "--out", tmp_path / "rep")
+    assert code == 0, err
+    assert (tmp_path / "rep" / "report.html").exists() and (tmp_path / "rep" / "summary.json").exists()
+
+
+# ----------------------------------------------------------------------------- interrupted runs, resume, lock
+def _simulate_args(out, games=3000, chunk=500, seed=3, strategies=("random",)):
+    args = ["simulate", "colosseum", "--games", games, "--chunk-size", chunk, "--seed", seed, "--workers", 1,
+            "--out", out]
+    for s in strategies:
+        args += ["--strategy", s]
+    return args
+
+
+@pytest.mark.parametrize("damage", ["delete_chunk", "corrupt_chunk", "truncate_chunk", "drop_from_manifest",
+                                    "drop_all_from_manifest"])
+def test_resume_after_damage_gives_identical_records(capsys, tmp_path, damage):
+    d = tmp_path / "run"
+    code, _, err = cli(capsys, *_simulate_args(d))
+    assert code == 0, err
+    man = read_manifest(d)
+    assert len(man["chunks"]) == 6
+    chunk = d / "records" / "chunk-00002.parquet"
+    if damage == "delete_chunk":
+        chunk.unlink()
+    elif damage == "corrupt_chunk":
+        b = bytearray(chunk.read_bytes())
+        b[len(b) // 2] ^= 0xFF
+        chunk.write_bytes(bytes(b))
+    elif damage == "truncate_chunk":
+        chunk.write_bytes(chunk.read_bytes()[:200])
+    else:
+        keep = {} if damage == "drop_all_from_manifest" else {k: v for k, v in man["chunks"].items()
+                                                              if k not in ("1", "4")}
+        man["chunks"] = keep
+        man["finished"] = None
+        (d / "manifest.json").write_text(json.dumps(man))
+    code, _, err = cli(capsys, "simulate", "colosseum", "--resume", "--out", d)
+    assert code == 0, err
+    man = read_manifest(d)
+    assert len(man["chunks"]) == 6 and man["finished"]
+    assert run_frame(d).equals(reference_frame(3000, 3))
+
+
+def test_report_refuses_a_damaged_run_until_resumed(capsys, tmp_path):
+    d = tmp_path / "run"
+    assert cli(capsys, *_simulate_args(d))[0] == 0
+    (d / "records" / "chunk-00003.parquet").unlink()
+    code, _, err = cli(capsys, "report", d)
+    assert_one_line_error(code, err, "chunk-00003.parquet", "missing")
+
+
+def test_interrupt_then_resume(capsys, tmp_path):
+    """A real interruption: SIGINT after the first chunks; the run keeps them, says how to resume, and
+    --resume completes it with the records of an uninterrupted run. While it runs, its lock file names
+    it and a second writer is refused."""
+    d = tmp_path / "run"
+    games, chunk = 2400, 100
+    args = _simulate_args(d, games=games, chunk=chunk, strategies=("nash", "greedy"))
+    proc = subprocess.Popen([str(BALANCE_EXE), *map(str, args)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    try:
+        deadline = time.time() + 120
+        while time.time() < deadline:
+            try:
+                if read_manifest(d)["chunks"]:
+                    break
+            except Exception:
+                pass
+            if proc.poll() is not None:
+                break
+            time.sleep(0.02)
+        assert proc.poll() is None, "the run finished before it could be interrupted; make it longer"
+        lock = (d / ".lock").read_text().split()
+        assert lock == [socket.gethostname(), str(proc.pid)]
+        code, _, err2 = cli(capsys, "simulate", "colosseum", "--resume", "--out", d)
+        assert_one_line_error(code, err2, "another run", str(proc.pid))
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, err
+    assert "interrupted: kept" in err and "--resume" in err
+    assert "Traceback" not in err
+    man = read_manifest(d)
+    assert 0 < len(man["chunks"]) < man["n_chunks"]
+    assert not (d / ".lock").exists()
+    p = balance_cmd("simulate", "colosseum", "--resume", "--out", d, "--workers", 1)
+    assert p.returncode == 0, p.stderr
+    assert run_frame(d).equals(reference_frame(games, 3, strategies=("nash", "greedy")))
+
+
+def test_lock_held_by_a_live_process_refuses_a_second_writer(capsys, tmp_path, finished_run):
+    d = tmp_path / "run"
+    shutil.copytree(finished_run, d)
+    man = json.loads((d / "manifest.json").read_text())
+    man["chunks"].pop("2")
+    man["finished"] = None
+    (d / "manifest.json").write_text(json.dumps(man))
+    holder = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        (d / ".lock").write_text(f"{socket.gethostname()} {holder.pid}")
+        code, _, err = cli(capsys, "simulate", "colosseum", "--resume", "--out", d)
+        assert_one_line_error(code, err, "another run", str(holder.pid), ".lock")
+        assert len(read_manifest(d)["chunks"]) == 2  # nothing was written
+        # a new run into a locked folder is refused too
+        (tmp_path / "new").mkdir()
+        (tmp_path / "new" / ".lock").write_text(f"{socket.gethostname()} {holder.pid}")
+        code, _, err = cli(capsys, *_simulate_args(tmp_path / "new"))
+        assert_one_line_error(code, err, "another run")
+        assert not (tmp_path / "new" / "manifest.json").exists()
+    finally:
+        holder.kill()
+        holder.wait()
+    # the holder is gone: its stale lock is taken over, and released at the end
+    code, _, err = cli(capsys, "simulate", "colosseum", "--resume", "--out", d)
+    assert code == 0, err
+    assert not (d / ".lock").exists()
+    assert len(read_manifest(d)["chunks"]) == 3
+    assert run_frame(d).equals(reference_frame(3000, 3))
+
+
+def test_resume_refuses_changed_data(capsys, tmp_path):
+    data = tmp_path / "data"
+    shutil.copytree(PINNED, data)
+    d = tmp_path / "run"
+    code, _, err = cli(capsys, *_simulate_args(d), "--data", data)
+    assert code == 0, err
+    man = json.loads((d / "manifest.json").read_text())
+    man["chunks"].pop("5")
+    (d / "manifest.json").write_text(json.dumps(man))
+    p = data / "characters.toml"
+    p.write_text(p.read_text().replace("hp = 18\n", "hp = 19\n", 1))
+    code, _, err = cli(capsys, "simulate", "colosseum", "--resume", "--out", d)
+    assert_one_line_error(code, err, "data changed", "characters.toml")
+
+
+# ----------------------------------------------------------------------------- replay, scenario, validate, games
+def test_replay_matches_the_runs_record(capsys, finished_run):
+    f = run_frame(finished_run)
+    # a KO game and one that ended in round 1 or 2 if any, plus game 0
+    picks = {0, int(f["game"][int(np.argmax(f["rounds"].to_numpy()))])}
+    for g in sorted(picks):
+        code, out, err = cli(capsys, "replay", "--game", g, "--run", finished_run)
+        assert code == 0, err
+        lines = out.splitlines()
+        rec = f.filter(pl.col("game") == g).row(0, named=True)
+        assert lines[0] == "Setup:" and "Round 1:" in lines
+        assert sum(1 for ln in lines if ln.startswith("Round ")) == rec["rounds"]
+        assert sum(1 for ln in lines if " plays " in ln) == 2 * rec["rounds"]
+        res = "draw" if rec["winner"] < 0 else f"P{rec['winner'] + 1} wins"
+        end = ["ko", "double_ko", "timeout", "illegal"][rec["end_reason"]]
+        assert lines[-1] == f"Result: {res} by {end} after {rec['rounds']} rounds (HP {rec['hp0']} : {rec['hp1']})"
+        # the same game from explicit settings instead of the run folder
+        code, out2, _ = cli(capsys, "replay", "colosseum", "--game", g, "--seed", 3)
+        assert code == 0 and out2 == out
+
+
+def test_scenario_prints_json_lines(capsys):
+    from simulators.colosseum.game import run_scenario
+
+    f = SCENARIOS / "q4_moon_burial_first.toml"
+    code, out, err = cli(capsys, "scenario", f)
+    assert code == 0, err
+    rows = [json.loads(ln) for ln in out.splitlines()]
+    assert [r["round"] for r in rows] == [0, 1]
+    assert rows == json.loads(json.dumps(run_scenario(f)))
+    assert rows[1]["seats"][0]["sealed"] == ["overdrive"]
+
+
+def test_scenario_through_the_console_script():
+    p = balance_cmd("scenario", SCENARIOS / "q1_move_into_range.toml")
+    assert p.returncode == 0, p.stderr
+    rows = [json.loads(ln) for ln in p.stdout.splitlines()]
+    assert len(rows) == 3 and rows[1]["distance"] == "SHORT"
+
+
+def test_validate(capsys, tmp_path):
+    code, out, err = cli(capsys, "validate")
+    assert code == 0, err
+    assert out.startswith("colosseum:") and "ok" in out
+    code, out, err = cli(capsys, "validate", PINNED)
+    assert code == 0 and str(PINNED) in out and "ok" in out
+    code, out, err = cli(capsys, "validate", "colosseum", "--override", "characters.terry.hp=20")
+    assert code == 0 and "ok" in out
+    code, _, err = cli(capsys, "validate", tmp_path)
+    assert_one_line_error(code, err, "no game's data files")
+
+
+def test_games_lists_setups_and_strategies(capsys):
+    code, out, err = cli(capsys, "games")
+    assert code == 0, err
+    assert out.startswith("colosseum")
+    for word in ("random (default)", "draft", "free", "greedy", "nash", "reader"):
+        assert word in out
+
+
+def test_simulate_with_options_matches_the_library(capsys, tmp_path):
+    d = tmp_path / "run"
+    code, out, err = cli(capsys, "simulate", "colosseum", "--games", 800, "--seed", 9, "--setup", "draft",
+                         "--strategy", "greedy", "--strategy", "random", "--param", "greedy.epsilon=0.25",
+                         "--override", "characters.terry.hp=20", "--workers", 1, "--out", d)
+    assert code == 0, err
+    man = read_manifest(d)
+    assert man["spec"]["setup"] == "draft" and man["spec"]["strategies"] == ["greedy", "random"]
+    assert man["strategies"][0]["params"][0] == 0.25
+    assert man["data"]["overrides"] == ["characters.terry.hp=20"]
+    ref = reference_frame(800, 9, strategies=("greedy", "random"), setup="draft",
+                          strategy_params=[{"epsilon": 0.25}, {}], overrides=["characters.terry.hp=20"])
+    assert run_frame(d).equals(ref)
+    from simulators.colosseum.game import build_tables, load_data
+
+    terry = build_tables(load_data()).char_index("terry")
+    f = run_frame(d).filter(pl.col("char0") == terry)
+    assert f.height > 0 and int(f["hp0"].max()) <= 20
+
+
+def test_two_workers_through_the_cli(capsys, tmp_path):
+    d = tmp_path / "run"
+    code, out, err = cli(capsys, "simulate", "colosseum", "--games", 2000, "--chunk-size", 400, "--seed", 4,
+                         "--workers", 2, "--out", d)
+    assert code == 0, err
+    assert read_manifest(d)["timing"]["workers"] == 2
+    assert run_frame(d).equals(reference_frame(2000, 4))
+
+
+def test_help_does_not_fail():
+    p = subprocess.run([str(BALANCE_EXE), "--help"], capture_output=True, text=True, env=dict(os.environ))
+    assert p.returncode == 0 and "simulate" in p.stdout and "report" in p.stdout
