@@ -118,6 +118,18 @@ def test_random_play_terminates_and_invariants_hold(game):
         assert (recs["end_reason"] == ends.index("ko")).any()
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("game", GAMES)
+def test_invariants_hold_for_every_strategy_pair_at_scale(game):
+    names = sorted(registry.strategies_for(game))
+    for s0 in names:
+        for s1 in names:
+            for setup in GAME_FACTS[game]["setups"]:
+                n = 2000 if "nash" in (s0, s1) else 20000
+                prep = _prep(game, setup=setup, strategies=[s0, s1], seed=77)
+                check_invariants(game, prep, prep.chunk(0, n))
+
+
 @pytest.mark.parametrize("game", GAMES)
 def test_invariants_with_timeouts(game):
     prep = _prep(game, overrides=[GAME_FACTS[game]["timeout_override"]])

@@ -18,7 +18,17 @@ import pytest
 from balance.errors import BalanceError
 from simulators.colosseum import enums as E
 from tests.conftest import (
-    PINNED, SCENARIOS, Duel, char, expected_damage, in_range, od_damage, od_stage, pinned, skill, start_dice,
+    PINNED,
+    SCENARIOS,
+    Duel,
+    char,
+    expected_damage,
+    in_range,
+    od_damage,
+    od_stage,
+    pinned,
+    skill,
+    start_dice,
     tables_with,
 )
 
@@ -118,6 +128,16 @@ def test_q2_fourth_activation_needs_third_stage_conditions():
     dmg = expected_damage("lucent", "rush", start["dice"])
     assert seat(r1, 0)["hp"] == seat(start, 0)["hp"] - dmg  # and loses the matchup: Rush Hits
     assert seat(r1, 1)["hp"] == seat(start, 1)["hp"]
+
+
+def test_overdrive_common_condition_holds_at_every_stage(duel):
+    """'Activation condition (common): regardless of the number of activations, this condition must
+    always be satisfied': a 4th try with the 3rd stage's condition met but out of its distances fails."""
+    d = duel(("gau", "lucent"), ("estias_fury", "moon_burial"), distance="LONG",
+             dice={"STR": 6, "DEX": 3, "INT": 3}, tide_aura=(False, False), od_count=(3, 0))
+    d.play("overdrive", "retreat")
+    assert d.od_count(0) == 3 and d.od_fails(0) == 1
+    assert d.hp(1) == char("lucent")["hp"]
 
 
 def test_q3_ability_and_aura_after_damage():
@@ -542,6 +562,21 @@ def test_aura_is_not_a_hit(duel):
     d = duel(("terry", "gau"), distance="LONG", dice={"STR": 5, "DEX": 3, "INT": 3}, tide_aura=(True, False))
     d.play("retreat", "retreat")
     assert d.hits(0) == 0 and d.dice == {"STR": 5, "DEX": 3, "INT": 3}
+
+
+def test_gau_aura_switched_on_by_a_dice_raising_overdrive(duel):
+    """Character notes: 'If you activate TA using an Overdrive that can adjust the Dragon Tide dice, a
+    comeback is possible': Tidal Surge raises every die, and Gau's aura (every die 4+) is on after it."""
+    st1 = od_stage("tidal_surge", 1)
+    raise_by = next(e["by"] for e in st1["effects"] if e["do"] == "adjust_die" and e["die"] == "ALL")
+    dice = {"STR": 4 - raise_by, "DEX": 4 - raise_by, "INT": 4 - raise_by}
+    d = duel(("gau", "terry"), ("tidal_surge", "estias_fury"), distance="LONG", dice=dice, tide_aura=(False, False))
+    assert d.hp(0) <= d.hp(1)  # Tidal Surge's common condition: own HP not above the opponent's
+    d.play("overdrive", "retreat")
+    assert d.od_count(0) == 1
+    assert d.dice == {k: v + raise_by for k, v in dice.items()}
+    assert d.ta(0)
+    assert d.hp(1) == char("terry")["hp"] - od_damage("tidal_surge", 1)
 
 
 @pytest.mark.parametrize("aura", [True, False])
