@@ -746,6 +746,8 @@ def test_setup_dice_shared_and_clamped(tables):
                 d = Duel(tables, (a, b))
                 assert d.dice == start_dice(a, b), (a, b)
                 assert d.hp(0) == char(a)["hp"] and d.hp(1) == char(b)["hp"]
+                assert d.hand(0) == d.hand(1) == E.FULL_HAND  # the 8 skills + the Overdrive: 9 cards each
+                assert bin(E.FULL_HAND).count("1") == 9
                 assert d.distance == pinned()["rules"]["start_distance"]
     t = tables_with(lambda raw: raw["rules"].__setitem__("die_start", 1))
     d = Duel(t, ("lucent", "gau"))
