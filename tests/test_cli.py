@@ -467,6 +467,47 @@ def test_two_workers_through_the_cli(capsys, tmp_path):
     assert run_frame(d).equals(reference_frame(2000, 4))
 
 
+PLUGIN = """
+from numba import njit
+from balance.registry import register_strategy
+
+
+@njit(cache=False)
+def lowest_nb(phase, m, seat, mask, params):
+    i = 0
+    while (mask >> i) & 1 == 0:
+        i += 1
+    return i
+
+
+register_strategy("colosseum", "lowest", lowest_nb, "always the lowest legal choice")
+"""
+
+
+def test_plugin_strategy_runs_reports_and_replays(tmp_path):
+    """design: a user adds a strategy without editing the toolkit (--plugin MODULE)."""
+    (tmp_path / "myplug.py").write_text(PLUGIN)
+    env = {"PYTHONPATH": str(tmp_path)}
+    p = balance_cmd("games", "--plugin", "myplug", env=env)
+    assert p.returncode == 0, p.stderr
+    assert "lowest: always the lowest legal choice" in p.stdout
+    d = tmp_path / "run"
+    p = balance_cmd("simulate", "colosseum", "--games", 300, "--workers", 1, "--plugin", "myplug",
+                    "--strategy", "lowest", "--strategy", "random", "--out", d, env=env)
+    assert p.returncode == 0, p.stderr
+    man = read_manifest(d)
+    assert man["spec"]["plugins"] == ["myplug"] and man["strategies"][0]["name"] == "lowest"
+    f = run_frame(d)
+    assert f.height == 300 and (f["end_reason"] != 3).all()
+    p = balance_cmd("replay", "--game", 3, "--run", d, env=env)
+    assert p.returncode == 0 and p.stdout.splitlines()[-1].startswith("Result:"), p.stderr
+    # without the plugin importable, the run's strategy is unknown: a one-line error
+    p = balance_cmd("simulate", "colosseum", "--games", 10, "--strategy", "lowest", "--out", tmp_path / "r2")
+    assert_one_line_error(p.returncode, p.stderr, "unknown strategy 'lowest'")
+    p = balance_cmd("simulate", "colosseum", "--games", 10, "--plugin", "nosuchplug", "--out", tmp_path / "r3")
+    assert_one_line_error(p.returncode, p.stderr, "nosuchplug")
+
+
 def test_help_does_not_fail():
     p = subprocess.run([str(BALANCE_EXE), "--help"], capture_output=True, text=True, env=dict(os.environ))
     assert p.returncode == 0 and "simulate" in p.stdout and "report" in p.stdout

@@ -14,6 +14,7 @@ import shutil
 
 import numpy as np
 import pytest
+from numba import njit
 
 from balance.errors import BalanceError
 from simulators.colosseum import enums as E
@@ -807,6 +808,40 @@ def test_setups_no_mirror_and_first_pick(tables, setup):
         assert (recs["first_pick"] == -1).all()
     # every character shows up on both seats
     assert set(np.unique(recs["char0"])) == set(range(n)) == set(np.unique(recs["char1"]))
+
+
+@njit(cache=True)
+def _spy_nb(phase, m, seat, mask, params):
+    """Test strategy: lowest legal card/character; its Overdrive encodes what it saw at that moment:
+    the opponent's character (S3: both characters are known) unless the opponent's Overdrive was
+    already placed (S3: it must not be), which would give the last Overdrive."""
+    ob = E.SEAT0 + (1 - seat) * E.SEAT_W
+    if phase == E.PHASE_OVERDRIVE:
+        n = 0
+        while (mask >> n) & 1:
+            n += 1
+        if m[ob + E.O_OD] >= 0:
+            return n - 1
+        return m[ob + E.O_CHAR] % (n - 1) if m[ob + E.O_CHAR] >= 0 else n - 1
+    i = 0
+    while (mask >> i) & 1 == 0:
+        i += 1
+    return i
+
+
+@pytest.mark.parametrize("setup", ["random", "draft", "free"])
+def test_overdrive_choice_sees_both_characters_but_not_the_other_choice_s3(tables, setup):
+    from types import SimpleNamespace
+
+    from balance.rng import root_key
+    from simulators.colosseum.game import simulate_chunk
+
+    spy = SimpleNamespace(fn=_spy_nb, params=np.zeros(1))
+    recs = simulate_chunk(tables, {"setup": setup}, 0, 300, root_key(3), [spy, spy], [np.zeros(1), np.zeros(1)])
+    n_od = len(tables.od_keys)
+    assert (recs["end_reason"] != E.END_ILLEGAL).all()
+    assert (recs["od0"] == recs["char1"] % (n_od - 1)).all()
+    assert (recs["od1"] == recs["char0"] % (n_od - 1)).all()
 
 
 def test_same_overdrive_allowed_s2(tables):
