@@ -17,7 +17,7 @@ def simulate(game: str, games: int, seed: int = 1, out: str | Path = None, setup
     spec = RunSpec(game=game, games=games, seed=seed, setup=setup, strategies=list(strategies),
                    strategy_params=list(strategy_params), matchup=list(matchup) if matchup else None,
                    data_dir=str(data_dir) if data_dir else None, overrides=list(overrides),
-                   chunk_size=chunk_size or DEFAULT_CHUNK, plugins=list(plugins))
+                   chunk_size=DEFAULT_CHUNK if chunk_size is None else chunk_size, plugins=list(plugins))
     run(out, None if resume else spec, resume=resume, workers=workers)
     return out
 

@@ -58,7 +58,8 @@ def _spec(game, games, seed, setup, strategy, param, matchup, data, override, ch
         strategies = strategies * 2
     spec = RunSpec(game=game, games=games, seed=seed, setup=setup, strategies=strategies,
                    strategy_params=_parse_params(param, strategies), matchup=_matchup(matchup),
-                   data_dir=data, overrides=list(override), chunk_size=chunk_size or DEFAULT_CHUNK,
+                   data_dir=data, overrides=list(override),
+                   chunk_size=DEFAULT_CHUNK if chunk_size is None else chunk_size,
                    plugins=list(plugin))
     return spec.normalised()
 

@@ -189,10 +189,11 @@ def _parse_value(text: str) -> Any:
 
 
 def apply_override(raw: dict[str, dict], key_value: str) -> tuple[str, Any]:
-    """Apply ``file.entry.field[.sub...]=value`` to the raw data dicts (in place).
+    """Apply ``file.entry.field[.sub...]=value`` to validated data dicts (in place).
 
-    Every step of the path must already exist: an override edits data, it never
-    invents fields. List items are addressed by index (``stage.2.effects.0.amount``).
+    Every step of the path must exist in the schema (fields left at their default
+    included): an override edits data, it never invents fields or entries. List items
+    are addressed by index (``stages.2.effects.0.amount``).
     """
     if "=" not in key_value:
         raise DataError(f"--override {key_value!r}: expected KEY=VALUE, e.g. characters.terry.hp=18")
@@ -252,9 +253,12 @@ def load_game_data(folder: Path, schemas: dict[str, FileSchema], overrides: list
             raise DataError(f"{path}: file not found; a data folder needs {', '.join(s + '.toml' for s in schemas)}")
         hashes[path.name] = hashlib.sha256(path.read_bytes()).hexdigest()
         raw[stem] = read_toml(path)
-    for ov in overrides:
-        apply_override(raw, ov)
     files = {stem: validate_file(folder / f"{stem}.toml", raw[stem], schemas[stem]) for stem in schemas}
+    if overrides:
+        # edit the validated data (defaults filled in), so any declared field can be overridden, then re-check
+        for ov in overrides:
+            apply_override(files, ov)
+        files = {stem: validate_file(folder / f"{stem}.toml", files[stem], schemas[stem]) for stem in schemas}
     return GameData(folder=folder, files=files, hashes=hashes, overrides=list(overrides))
 
 

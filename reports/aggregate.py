@@ -88,10 +88,19 @@ def seat(long: pl.LazyFrame) -> pl.LazyFrame:
     return long.group_by("seat").agg(_counts()).sort("seat")
 
 
+def length_bucket(col: str = "rounds", edges=(5, 10, 20)) -> pl.Expr:
+    """Label game lengths '1-4', '5-9', '10-19', '20+' (sortable by the label's first number)."""
+    expr = pl.lit(f"{edges[-1]}+")
+    for lo, hi in reversed(list(zip((1,) + tuple(edges[:-1]), edges))):
+        expr = pl.when(pl.col(col) < hi).then(pl.lit(f"{lo}-{hi - 1}")).otherwise(expr)
+    return expr.alias("length")
+
+
 def seat_by_length(long: pl.LazyFrame, edges=(5, 10, 20)) -> pl.LazyFrame:
     """Seat win rates by game length bucket (rounds)."""
-    bucket = pl.col("rounds").cut(list(edges), left_closed=True).alias("length")
-    return long.with_columns(bucket).group_by("seat", "length").agg(_counts()).sort("seat", "length")
+    first = pl.col("length").str.extract(r"^(\d+)").cast(pl.Int32)
+    return (long.with_columns(length_bucket("rounds", edges)).group_by("seat", "length").agg(_counts())
+            .sort(pl.col("seat"), first))
 
 
 def card(long: pl.LazyFrame, n_cards: int) -> pl.LazyFrame:
@@ -177,8 +186,10 @@ def summarise(run_dir: Path, labels: dict, timeout_code: int) -> dict[str, pl.Da
         name("od", "overdrive").alias("name"), provisional("od", "overdrive").alias("provisional"),
         (pl.col("games") / total).alias("pick_rate"))
     out["seat"] = with_interval(frames["seat"])
-    out["seat_by_length"] = with_interval(frames["seat_by_length"]).with_columns(pl.col("length").cast(pl.String))
-    c = frames["card"]
+    out["seat_by_length"] = with_interval(frames["seat_by_length"])
+    # a card row's headline rate is "when played" (games, wins, win_rate, ci_*), beside the not-played one
+    c = frames["card"].with_columns(pl.col("games_used").alias("games"), pl.col("wins_used").alias("wins"))
+    c = with_interval(c)
     c = with_interval(c, "wins_used", "games_used", prefix="used_")
     c = with_interval(c, "wins_unused", "games_unused", prefix="unused_")
     out["card"] = c.with_columns(
