@@ -1,9 +1,16 @@
 """Table access and the effect vocabulary interpreter.
 
-Kernels work on one int64 *machine* array ``m`` (layout in ``enums.py``): config,
-the game state, the data tables at fixed offsets, the program rows and the
-trace. One array per call keeps kernel calls cheap (each array argument costs a
-reference-count round trip when a call is not inlined).
+Kernels work on one int64 *machine* ``m`` (layout in ``enums.py``): config, the game
+state, the data tables at fixed offsets, the program rows, derived lookup tables and
+the trace. Inside the kernels ``m`` is a raw ``int64*`` (``memory_nb.as_machine_nb``):
+no reference counts, no negative-index wrap-around, one register per call.
+
+Compile-time rules (measured, see ``scripts/bench_colosseum.py --cold``):
+- kernels called from other kernels carry an explicit signature on ``MP``: numba would
+  otherwise compile one specialization per distinct tuple of literal arguments (every
+  ``emit_nb(m, rnd, 0, EV_PLAY, ...)`` a new one), which made the first compile minutes long;
+- small helpers that strategies may also call with the machine *array* stay generic and
+  ``inline='always'`` (inlined into the caller's IR, never compiled on their own).
 
 Character TIDE AURAs and ABILITYs and the Overdrives' conditions and effects are
 program rows (op, who, a, b, t0..t5) compiled by ``game.py`` from the vocabulary
@@ -11,17 +18,23 @@ documented in ``data/VOCABULARY.md``. No card number is written here: every
 amount comes from a row.
 """
 from numba import njit
+from numba.types import boolean as b1
+from numba.types import int64 as i8
+from numba.types import void
 
 from simulators.colosseum.enums import (
-    AB_DMG_AT, C_KIND, C_POWER, C_RANGE, C_WIDTH, CARDS_AT, CH_MULT, CH_WIDTH, CHARS_AT, DO_ADJUST_DIE, DO_DAMAGE,
-    DO_HEAL, DO_MOVE, DO_SEAL_DISTANCE, DO_SEAL_PLAYED, DO_SET_DIE, DO_SET_DISTANCE, EV_DAMAGE, EV_DIE, EV_DIST,
-    EV_HEAL, EV_SEAL, EV_SEAL_DIST, IF_ALL_DICE_AT_LEAST, IF_ALL_DICE_AT_MOST, IF_DICE_PAIR, IF_DIE_AT_LEAST,
-    IF_DIE_AT_MOST, IF_DIE_HIGHEST, IF_DISTANCE_IN, IF_HP_AT_LEAST, IF_HP_AT_MOST, IF_HP_BELOW_OPPONENT,
-    IF_HP_NOT_ABOVE_OPPONENT, IF_OPPONENT_PLAYED, IF_ROUND_AT_LEAST, IF_TA_ACTIVE, INT, M_TRACE_AT, M_TRACE_CAP,
-    M_TRACE_CUT, M_TRACE_N, N_DIST, N_SKILLS, O_CHAR, O_DMG, O_HAND, O_HP, O_MAXHP, O_PLAYED, O_SEALED, O_TA, OD,
-    OD_DMG_AT, OD_SLOT, OD_WIDTH, ODS_AT, P_A, P_B, P_OP, P_T, P_WHO, P_WIDTH, PASS, PROG_AT, R_DIE_MAX,
-    R_DIE_MIN, RULES_AT, S_DICE, S_DIST, S_ROUND, S_SEALED_DIST, SEAT0, SEAT_W, TRACE_W,
+    AB_DMG_AT, C_KIND, C_POWER, C_RANGE, C_WIDTH, CARDS_AT, CH_MULT, CH_TA_COND, CH_TA_COND_N, CH_WIDTH, CHARS_AT,
+    CTAB_MAX_FACES, DO_ADJUST_DIE, DO_DAMAGE, DO_HEAL, DO_MOVE, DO_SEAL_DISTANCE, DO_SEAL_PLAYED, DO_SET_DIE,
+    DO_SET_DISTANCE, EV_DAMAGE, EV_DIE, EV_DIST, EV_HEAL, EV_SEAL, EV_SEAL_DIST, IF_ALL_DICE_AT_LEAST,
+    IF_ALL_DICE_AT_MOST, IF_DICE_PAIR, IF_DIE_AT_LEAST, IF_DIE_AT_MOST, IF_DIE_HIGHEST, IF_DISTANCE_IN, IF_HP_AT_LEAST,
+    IF_HP_AT_MOST, IF_HP_BELOW_OPPONENT, IF_HP_NOT_ABOVE_OPPONENT, IF_OPPONENT_PLAYED, IF_ROUND_AT_LEAST, IF_TA_ACTIVE,
+    INT, KIND_AT, M_DICE_LO, M_DICE_W, M_N_CHARS, M_N_ODS, M_TRACE_AT, M_TRACE_CAP, M_TRACE_CUT, M_TRACE_N, MAX_CHARS,
+    MAX_ODS, N_DIST, N_SKILLS, O_CHAR, O_DMG, O_HAND, O_HP, O_MAXHP, O_PLAYED, O_SEALED, O_TA, OD_COMMON, OD_DMG_AT,
+    OD_STAGE_COND, OD_TAB_AT, OD_WIDTH, ODS_AT, P_A, P_B, P_OP, P_T, P_WHO, P_WIDTH, PROG_AT, R_DIE_MAX, R_DIE_MIN,
+    RULES_AT, S_DICE, S_DIST, S_ROUND, S_SEALED_DIST, SEAT0, SEAT_W, TA_TAB_AT, TRACE_W,
 )
+from simulators.common.memory_nb import MACHINE_PTR as MP
+from simulators.common.memory_nb import as_machine_nb
 
 
 # ----------------------------------------------------------------------------- table access
@@ -67,7 +80,7 @@ def seat_nb(p):
 
 
 # ----------------------------------------------------------------------------- trace
-@njit(cache=True, inline='always')
+@njit(void(MP, i8, i8, i8, i8, i8, i8), cache=True)
 def emit_nb(m, rnd, seat, code, a, b, c):
     """Append one event row to the trace (no-op when tracing is off)."""
     cap = m[M_TRACE_CAP]
@@ -90,12 +103,8 @@ def emit_nb(m, rnd, seat, code, a, b, c):
 # ----------------------------------------------------------------------------- small rules
 @njit(cache=True, inline='always')
 def card_kind_nb(m, card):
-    """Kind of a played hand slot: STR/DEX/INT/MOVE for skills, OD, or PASS for none."""
-    if card < 0:
-        return PASS
-    if card == OD_SLOT:
-        return OD
-    return m[CARDS_AT + card * C_WIDTH + C_KIND]
+    """Kind of a played hand slot (-1..8): STR/DEX/INT/MOVE for skills, OD, or PASS for none."""
+    return m[KIND_AT + 1 + card]
 
 
 @njit(cache=True, inline='always')
@@ -105,7 +114,7 @@ def die_value_nb(m, die):
     return m[S_DICE] + m[S_DICE + 1] + m[S_DICE + 2]
 
 
-@njit(cache=True, inline='always')
+@njit(void(MP, i8, i8), cache=True)
 def set_die_nb(m, die, value):
     v = min(max(value, m[RULES_AT + R_DIE_MIN]), m[RULES_AT + R_DIE_MAX])
     if v != m[S_DICE + die]:
@@ -113,7 +122,7 @@ def set_die_nb(m, die, value):
         m[S_DICE + die] = v
 
 
-@njit(cache=True, inline='always')
+@njit(void(MP, i8, i8), cache=True)
 def adjust_die_nb(m, die, by):
     """Adjust one die (0..2) or all three (3) by ``by``, clamped to the die's faces."""
     if die == 3:
@@ -123,7 +132,7 @@ def adjust_die_nb(m, die, by):
         set_die_nb(m, die, m[S_DICE + die] + by)
 
 
-@njit(cache=True, inline='always')
+@njit(void(MP, i8, i8, i8, i8), cache=True)
 def deal_damage_nb(m, source, target, amount, src_kind):
     """``source`` seat deals ``amount`` to ``target`` (HP stops at 0)."""
     if amount <= 0:
@@ -135,7 +144,7 @@ def deal_damage_nb(m, source, target, amount, src_kind):
     emit_nb(m, m[S_ROUND], source, EV_DAMAGE, target, amount, src_kind)
 
 
-@njit(cache=True)
+@njit(void(MP, i8, i8), cache=True)
 def seal_card_nb(m, owner, card):
     """Seal ``owner``'s hand card: it leaves the hand for the rest of the game."""
     if card < 0:
@@ -147,7 +156,7 @@ def seal_card_nb(m, owner, card):
 
 
 # ----------------------------------------------------------------------------- the vocabulary
-@njit(cache=True, inline='always')
+@njit(b1(MP, i8, i8, i8), cache=True)
 def cond_nb(m, seat, row, dist):
     """One condition row, evaluated for ``seat`` with the distance ``dist``."""
     at = PROG_AT + row * P_WIDTH
@@ -188,7 +197,7 @@ def cond_nb(m, seat, row, dist):
     return False
 
 
-@njit(cache=True, inline='always')
+@njit(b1(MP, i8, i8, i8, i8), cache=True)
 def conds_nb(m, seat, start, n, dist):
     """All ``n`` condition rows from ``start`` hold (an empty list holds)."""
     for row in range(start, start + n):
@@ -197,7 +206,107 @@ def conds_nb(m, seat, start, n, dist):
     return True
 
 
+# ----------------------------------------------------------------------------- condition tables
+# Ops that read only the dice and the distance: a list of these is a function of (dice, distance),
+# tabled once per machine image so that checking it (each TIDE AURA every round, Overdrive
+# readiness) is one bit lookup instead of a walk through the interpreter.
+_PURE_OPS = ((1 << IF_DIE_AT_LEAST) | (1 << IF_DIE_AT_MOST) | (1 << IF_ALL_DICE_AT_LEAST) | (1 << IF_ALL_DICE_AT_MOST)
+             | (1 << IF_DIE_HIGHEST) | (1 << IF_DICE_PAIR) | (1 << IF_DISTANCE_IN))
+
+
+@njit(cache=True, inline='always')
+def dice_index_nb(m):
+    """Row of the current dice in the condition tables, or -1 (no tables, or a die off its faces)."""
+    w = m[M_DICE_W]
+    lo = m[M_DICE_LO]
+    a = m[S_DICE] - lo
+    b = m[S_DICE + 1] - lo
+    c = m[S_DICE + 2] - lo
+    if w == 0 or a < 0 or b < 0 or c < 0 or a >= w or b >= w or c >= w:
+        return -1
+    return ((a * w + b) * w + c) * N_DIST
+
+
+@njit(cache=True, inline='always')
+def cond_list_nb(m, seat, start, n, tab, di, dist):
+    """``conds_nb`` through the list's table ``tab`` (an offset, -1: none) when the dice row
+    ``di`` (``dice_index_nb``) is known; same result, one lookup."""
+    if tab >= 0 and di >= 0:
+        bit = di + dist
+        return (m[tab + (bit >> 6)] >> (bit & 63)) & 1 == 1
+    return conds_nb(as_machine_nb(m), seat, start, n, dist)
+
+
+@njit(i8(MP, i8, i8, i8), cache=True)
+def _fill_cond_table_nb(m, start, n, at):
+    """Write the bits of the list (``start``, ``n``) at ``m[at:]`` by running the interpreter
+    on every (dice, distance); the dice are restored afterwards. Returns ``at`` or -1 when the
+    list reads more than the dice and the distance."""
+    for row in range(start, start + n):
+        if (_PURE_OPS >> m[PROG_AT + row * P_WIDTH + P_OP]) & 1 == 0:
+            return -1
+    w = m[M_DICE_W]
+    lo = m[M_DICE_LO]
+    saved0 = m[S_DICE]
+    saved1 = m[S_DICE + 1]
+    saved2 = m[S_DICE + 2]
+    for i in range((w * w * w * N_DIST + 63) >> 6):
+        m[at + i] = 0
+    for a in range(w):
+        for b in range(w):
+            for c in range(w):
+                m[S_DICE] = lo + a
+                m[S_DICE + 1] = lo + b
+                m[S_DICE + 2] = lo + c
+                for d in range(N_DIST):
+                    if conds_nb(m, 0, start, n, d):
+                        bit = ((a * w + b) * w + c) * N_DIST + d
+                        m[at + (bit >> 6)] |= 1 << (bit & 63)
+    m[S_DICE] = saved0
+    m[S_DICE + 1] = saved1
+    m[S_DICE + 2] = saved2
+    return at
+
+
 @njit(cache=True)
+def cond_table_words_nb(faces):
+    """int64 words of one condition table for dice with ``faces`` faces (0: no tables)."""
+    if faces < 1 or faces > CTAB_MAX_FACES:
+        return 0
+    return (faces * faces * faces * N_DIST + 63) >> 6
+
+
+@njit(cache=True)
+def build_cond_tables_nb(image, at):
+    """Fill the table offsets (``TA_TAB_AT``, ``OD_TAB_AT``) and the tables from ``image[at]`` on.
+
+    ``image`` holds the rules, characters, Overdrives and program rows; it needs
+    ``cond_table_words_nb(faces) * (characters + 4 * Overdrives)`` words from ``at``."""
+    m = as_machine_nb(image)
+    faces = m[RULES_AT + R_DIE_MAX] - m[RULES_AT + R_DIE_MIN] + 1
+    words = cond_table_words_nb(faces)
+    m[M_DICE_LO] = m[RULES_AT + R_DIE_MIN]
+    m[M_DICE_W] = faces if words > 0 else 0
+    for i in range(MAX_CHARS):
+        m[TA_TAB_AT + i] = -1
+    for i in range(MAX_ODS * 4):
+        m[OD_TAB_AT + i] = -1
+    if words == 0:
+        return
+    k = 0
+    for ch in range(m[M_N_CHARS]):
+        c = CHARS_AT + ch * CH_WIDTH
+        m[TA_TAB_AT + ch] = _fill_cond_table_nb(m, m[c + CH_TA_COND], m[c + CH_TA_COND_N], at + k * words)
+        k += 1
+    for o in range(m[M_N_ODS]):
+        b = ODS_AT + o * OD_WIDTH
+        for j in range(4):
+            col = OD_COMMON if j == 0 else OD_STAGE_COND + 2 * (j - 1)
+            m[OD_TAB_AT + o * 4 + j] = _fill_cond_table_nb(m, m[b + col], m[b + col + 1], at + k * words)
+            k += 1
+
+
+@njit(void(MP, i8), cache=True)
 def _seal_distance_nb(m, seat):
     """Seal the distance the opponent is best at: the other unsealed distance where the
     opponent's hand has the most base power in range (ties: the lower distance)."""
@@ -222,7 +331,7 @@ def _seal_distance_nb(m, seat):
         emit_nb(m, m[S_ROUND], seat, EV_SEAL_DIST, best, 0, 0)
 
 
-@njit(cache=True)
+@njit(void(MP, i8, i8, i8, i8), cache=True)
 def effects_nb(m, seat, start, n, src_kind):
     """Run ``n`` effect rows from ``start`` for ``seat``."""
     rnd = m[S_ROUND]

@@ -13,6 +13,8 @@ KIND_NAMES = ("STR", "DEX", "INT", "MOVE", "OVERDRIVE", "PASS")
 ATTR_NAMES = ("STR", "DEX", "INT")
 # STR beats DEX, DEX beats INT, INT beats STR
 BEATS = np.array([DEX, INT, STR], dtype=np.int64)
+# the same relation as bits: kind a beats kind b when (BEATS_BITS >> (8 * a + b)) & 1 (any kinds a, b < 8)
+BEATS_BITS = sum(1 << (8 * a + int(b)) for a, b in enumerate(BEATS))
 
 # --- dice (Dragon Tide): index = colour; SUM addresses the pip total in conditions
 DIE_STR, DIE_DEX, DIE_INT, DIE_SUM, DIE_ALL = 0, 1, 2, 3, 3
@@ -104,11 +106,15 @@ R_CARDS_RETURN, R_MOVE_HIT_VS_OD, R_BOTH_MOVES, R_TA_AT_START = 5, 6, 7, 8
 R_WIDTH = 9
 BOTH_MOVES_SUM, BOTH_MOVES_CANCEL = 0, 1
 
-# --- the machine: one int64 buffer per runner, so every kernel takes a single array
-# [config 0..15 | state | tables at fixed offsets | program rows | trace rows]
+# --- the machine: one int64 buffer per runner, so every kernel takes a single array (a raw pointer
+# inside the kernels). [config 0..15 | state | tables at fixed offsets | derived lookups at fixed
+# offsets | program rows | condition-table bits | trace rows]. After changing a layout constant, clear
+# the numba caches (``__pycache__/*.nbi``): numba keys a cached kernel on its own file's content only,
+# so kernels in other files that inlined the old constant would load stale.
 M_TRACE_AT, M_TRACE_CAP, M_TRACE_N, M_TRACE_CUT = 0, 1, 2, 3  # trace offset, capacity (rows, 0 = off), used
 M_N_CHARS, M_N_ODS, M_N_PROG = 4, 5, 6
 M_RNG = 8  # 4 slots: the game's xoshiro256** state
+M_DICE_LO, M_DICE_W = 12, 13  # condition tables' dice geometry: lowest pip, faces per die (0: no tables)
 STATE0 = 16
 S_ROUND, S_DIST, S_DICE, S_SEALED_DIST = 16, 17, 18, 21  # S_DICE..S_DICE+2
 S_DONE, S_WINNER, S_END, S_FIRST_PICK, S_ILLEGAL_SEAT = 22, 23, 24, 25, 26
@@ -123,11 +129,18 @@ MAX_CHARS = 16
 MAX_ODS = 16
 RULES_AT = 80
 CARDS_AT = RULES_AT + 16
-CHARS_AT = CARDS_AT + N_SKILLS * 13
-ODS_AT = CHARS_AT + MAX_CHARS * 25
-OD_DMG_AT = ODS_AT + MAX_ODS * 15  # strategy hint: damage to the opponent per Overdrive stage
+CHARS_AT = CARDS_AT + N_SKILLS * C_WIDTH
+ODS_AT = CHARS_AT + MAX_CHARS * CH_WIDTH
+OD_DMG_AT = ODS_AT + MAX_ODS * OD_WIDTH  # strategy hint: damage to the opponent per Overdrive stage
 AB_DMG_AT = OD_DMG_AT + MAX_ODS * 3  # strategy hint: ABILITY damage per (character, kind of the hit)
-PROG_AT = AB_DMG_AT + MAX_CHARS * 6
+# condition tables (derived by ``effects_nb.build_cond_tables_nb`` from the program rows, never data):
+# a condition list that reads only the dice and the distance is precomputed as a bit table over
+# every (dice, distance), so checking it is one lookup. Offsets of each list's table (-1: interpret):
+TA_TAB_AT = AB_DMG_AT + MAX_CHARS * 6  # per character: its TIDE AURA conditions
+OD_TAB_AT = TA_TAB_AT + MAX_CHARS  # per Overdrive: common conditions, then stages 1..3 (4 entries)
+KIND_AT = OD_TAB_AT + MAX_ODS * 4  # kind of hand slot c at KIND_AT + 1 + c (c = -1: no card, PASS)
+PROG_AT = KIND_AT + 16  # program rows, then the condition tables' bits, then the trace
+CTAB_MAX_FACES = 11  # no tables when a die has more faces (faces**3 * 3 bits per table)
 
 # --- trace events (replay and scenarios): rows of (round, seat, code, a, b, c)
 EV_PLAY, EV_MOVE, EV_MOVE_NOTHING, EV_OD_READY, EV_OD_FAIL, EV_OD_EXERT = 1, 2, 3, 4, 5, 6

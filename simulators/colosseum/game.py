@@ -226,13 +226,21 @@ def build_tables(data: GameData) -> Tables:
         for k in ch["ability"]["on_hit"]:
             ab_dmg[i, _KIND[k]] = d
 
-    image = np.zeros(E.PROG_AT + prog.size, np.int64)
+    from simulators.colosseum.effects_nb import build_cond_tables_nb, cond_table_words_nb
+
+    tab_at = E.PROG_AT + prog.size
+    tab_words = cond_table_words_nb(r["die_max"] - r["die_min"] + 1) * (len(chs) + 4 * len(odd))
+    image = np.zeros(tab_at + tab_words, np.int64)
     image[E.M_N_CHARS] = len(chs)
     image[E.M_N_ODS] = len(odd)
     image[E.M_N_PROG] = prog.shape[0]
     for at, arr in ((E.RULES_AT, rules), (E.CARDS_AT, cards), (E.CHARS_AT, chars), (E.ODS_AT, ods),
                     (E.OD_DMG_AT, od_dmg), (E.AB_DMG_AT, ab_dmg), (E.PROG_AT, prog)):
         image[at:at + arr.size] = arr.ravel()
+    image[E.KIND_AT] = E.PASS  # derived: the kind of every hand slot, one lookup
+    image[E.KIND_AT + 1:E.KIND_AT + 1 + len(skills)] = cards[:, E.C_KIND]
+    image[E.KIND_AT + 1 + E.OD_SLOT] = E.OD
+    build_cond_tables_nb(image, tab_at)  # derived from the program rows: condition lookups
     return Tables(
         image=image, data=data,
         char_keys=list(chs), char_names=[c["name"] for c in chs.values()],

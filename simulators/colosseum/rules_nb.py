@@ -1,7 +1,9 @@
 """Colosseum rule kernels: setup, the Battle Phase of one round, and the game loop.
 
-Every kernel works on the machine array ``m`` (``enums.py``: config, state, tables,
-trace). A round follows the rulebook's battle-phase flow:
+Every kernel works on the machine ``m`` (``enums.py``: config, state, tables, trace),
+a raw ``int64*`` inside the kernels; the public entry points (``resolve_round_nb``,
+``setup_fixed_nb``, ``deal_characters_nb``) also take the machine array. A round follows
+the rulebook's battle-phase flow:
 
 1. MOVE processing (distance change; a move to a distance that does not exist
    or is sealed does nothing, Q5);
@@ -15,26 +17,45 @@ trace). A round follows the rulebook's battle-phase flow:
 HP reaching 0 ends the game at once (both at 0: a draw).
 """
 from numba import from_dtype, njit, types
+from numba.types import UniTuple, void
+from numba.types import boolean as b1
+from numba.types import float64 as f8
+from numba.types import int64 as i8
 
 from simulators.colosseum.effects_nb import (
-    adjust_die_nb, card_kind_nb, card_nb, char_nb, conds_nb, deal_damage_nb, effects_nb, emit_nb, od_nb,
+    adjust_die_nb, card_kind_nb, card_nb, char_nb, cond_list_nb, conds_nb, deal_damage_nb, dice_index_nb, effects_nb,
+    emit_nb, od_nb,
 )
 from simulators.colosseum.enums import (
-    BEATS, BOTH_MOVES_CANCEL, C_DICE_BY, C_DICE_DIE, C_KIND, C_MOVE, C_POWER, C_RANGE, C_TIDE, C_TIDE_DIE,
-    C_WIDTH, CARDS_AT, CH_AB_EFF, CH_AB_EFF_N, CH_AB_TRIGGER, CH_ADJ, CH_CORR, CH_HP, CH_MULT, CH_TA_COND,
-    CH_TA_COND_N, CH_TA_EFF, CH_TA_EFF_N, CH_TA_FREE_MOVE, CH_TA_LATE, CH_TA_POWER, CH_TA_RANGE, CH_WIDTH,
-    CHARS_AT, END_DOUBLE_KO, END_ILLEGAL, END_KO, END_TIMEOUT, EV_ABILITY, EV_DIST, EV_DRAW, EV_HIT, EV_ILLEGAL,
-    EV_KO, EV_MISS, EV_MOVE, EV_MOVE_NOTHING, EV_OD_EXERT, EV_OD_FAIL, EV_OD_NULLIFIED, EV_OD_READY, EV_OD_SAME,
-    EV_PLAY, EV_ROUND_END, EV_SETUP, EV_TA, FULL_HAND, INT, M_N_CHARS, M_N_ODS, M_RNG, MOVE, N_DIST, N_STAGES,
-    O_CHAR, O_DMG, O_HAND, O_HIST, O_HITS, O_HP, O_LAST, O_MAXHP, O_OD, O_OD_COUNT, O_OD_FAILS, O_OD_REVEALED,
-    O_PLAYED, O_SEALED, O_TA, O_TA_ROUNDS, O_USED, OD, OD_COMMON, OD_COMMON_N, OD_PRIORITY, OD_SLOT,
-    OD_STAGE_COND, OD_STAGE_EFF, PHASE_CHARACTER, PHASE_OVERDRIVE, PHASE_PLAY, R_BOTH_MOVES, R_CARDS_RETURN,
-    R_DIE_MAX, R_DIE_MIN, R_DIE_START, R_MAX_ROUNDS, R_MOVE_HIT_VS_OD, R_START_DIST, R_TA_AT_START, RULES_AT,
-    S_DICE, S_DIST, S_DONE, S_END, S_FIRST_PICK, S_ILLEGAL_SEAT, S_ROUND, S_SEALED_DIST, S_WINNER, SEAT0, SEAT_W,
-    SETUP_DRAFT, SETUP_FREE, SRC_ABILITY, SRC_DRAW, SRC_HIT, SRC_OD, SRC_TA, STATE0, STATE_END, record_dt,
+    BEATS_BITS, BOTH_MOVES_CANCEL, C_DICE_BY, C_DICE_DIE, C_KIND, C_MOVE, C_POWER, C_RANGE, C_TIDE, C_TIDE_DIE, C_WIDTH,
+    CARDS_AT, CH_AB_EFF, CH_AB_EFF_N, CH_AB_TRIGGER, CH_ADJ, CH_CORR, CH_HP, CH_MULT, CH_TA_COND, CH_TA_COND_N,
+    CH_TA_EFF, CH_TA_EFF_N, CH_TA_FREE_MOVE, CH_TA_LATE, CH_TA_POWER, CH_TA_RANGE, CH_WIDTH, CHARS_AT, END_DOUBLE_KO,
+    END_ILLEGAL, END_KO, END_TIMEOUT, EV_ABILITY, EV_DIST, EV_DRAW, EV_HIT, EV_ILLEGAL, EV_KO, EV_MISS, EV_MOVE,
+    EV_MOVE_NOTHING, EV_OD_EXERT, EV_OD_FAIL, EV_OD_NULLIFIED, EV_OD_READY, EV_OD_SAME, EV_PLAY, EV_ROUND_END, EV_SETUP,
+    EV_TA, FULL_HAND, INT, M_N_CHARS, M_N_ODS, M_RNG, MOVE, N_DIST, N_STAGES, O_CHAR, O_DMG, O_HAND, O_HIST, O_HITS,
+    O_HP, O_LAST, O_MAXHP, O_OD, O_OD_COUNT, O_OD_FAILS, O_OD_REVEALED, O_PLAYED, O_SEALED, O_TA, O_TA_ROUNDS, O_USED,
+    OD, OD_COMMON, OD_COMMON_N, OD_PRIORITY, OD_SLOT, OD_STAGE_COND, OD_STAGE_EFF, OD_TAB_AT, PHASE_CHARACTER,
+    PHASE_OVERDRIVE, PHASE_PLAY, R_BOTH_MOVES, R_CARDS_RETURN, R_DIE_MAX, R_DIE_MIN, R_DIE_START, R_MAX_ROUNDS,
+    R_MOVE_HIT_VS_OD, R_START_DIST, R_TA_AT_START, RULES_AT, S_DICE, S_DIST, S_DONE, S_END, S_FIRST_PICK,
+    S_ILLEGAL_SEAT, S_ROUND, S_SEALED_DIST, S_WINNER, SEAT0, SEAT_W, SETUP_DRAFT, SETUP_FREE, SRC_ABILITY, SRC_DRAW,
+    SRC_HIT, SRC_OD, SRC_TA, STATE0, STATE_END, TA_TAB_AT, record_dt,
 )
-from simulators.common.memory_nb import unmanaged_view_nb
+from simulators.common.memory_nb import MACHINE_PTR, as_machine_nb, unmanaged_nb, unmanaged_view_nb
 from simulators.common.rng_nb import rand_below_nb, rand_bit_nb, seed_nb
+
+MP = MACHINE_PTR  # the machine inside the kernels (``memory_nb.as_machine_nb``)
+RECORDS_T = types.Array(from_dtype(record_dt), 1, "C")
+
+# Strategies arrive as first-class functions of one fixed signature, so the game loop is
+# compiled (and cached) once for every strategy, built-in or plugged in, instead of once
+# per strategy pair.
+STRATEGY_SIG = types.int64(types.int64, types.int64[::1], types.int64, types.int64, types.float64[::1])
+STRATEGY_T = types.FunctionType(STRATEGY_SIG)
+CHUNK_SIG = types.void(
+    types.int64[::1], types.int64, types.int64, types.uint64[::1], types.int64, types.int64[::1],
+    STRATEGY_T, types.float64[::1], STRATEGY_T, types.float64[::1], types.int64, types.int64,
+    RECORDS_T,
+)
 
 
 # ----------------------------------------------------------------------------- card helpers
@@ -121,8 +142,11 @@ def od_stage_nb(m, seat):
 def od_ready_nb(m, seat, od, dist):
     """Overdrive ``od`` of ``seat`` meets its common and current-stage conditions at ``dist``."""
     st = od_stage_nb(m, seat)
-    return conds_nb(m, seat, od_nb(m, od, OD_COMMON), od_nb(m, od, OD_COMMON_N), dist) and conds_nb(
-        m, seat, od_nb(m, od, OD_STAGE_COND + 2 * st), od_nb(m, od, OD_STAGE_COND + 2 * st + 1), dist)
+    di = dice_index_nb(m)
+    tab = OD_TAB_AT + od * 4
+    return cond_list_nb(m, seat, od_nb(m, od, OD_COMMON), od_nb(m, od, OD_COMMON_N), m[tab], di, dist) and cond_list_nb(
+        m, seat, od_nb(m, od, OD_STAGE_COND + 2 * st), od_nb(m, od, OD_STAGE_COND + 2 * st + 1), m[tab + 1 + st], di,
+        dist)
 
 
 @njit(cache=True, inline='always')
@@ -144,22 +168,36 @@ def ko_check_nb(m):
 
 
 @njit(cache=True, inline='always')
+def ta_conditions_nb(m, seat):
+    """1 when the seat's TIDE AURA conditions hold now (a table lookup when they read only the
+    dice and the distance, else the interpreter), 0 otherwise."""
+    ch = m[SEAT0 + seat * SEAT_W + O_CHAR]
+    tab = m[TA_TAB_AT + ch]
+    di = dice_index_nb(m)
+    if tab >= 0 and di >= 0:
+        bit = di + m[S_DIST]
+        return (m[tab + (bit >> 6)] >> (bit & 63)) & 1
+    c = CHARS_AT + ch * CH_WIDTH
+    return 1 if conds_nb(m, seat, m[c + CH_TA_COND], m[c + CH_TA_COND_N], m[S_DIST]) else 0
+
+
+@njit(void(MP, i8, b1), cache=True)
 def update_tide_aura_nb(m, seat, run_effects):
     """Check the TIDE AURA's conditions: the aura is active while they hold; an active
     aura's effects (e.g. Terry's damage) resolve each round."""
     b = SEAT0 + seat * SEAT_W
-    ch = CHARS_AT + m[b + O_CHAR] * CH_WIDTH
-    active = 1 if conds_nb(m, seat, m[ch + CH_TA_COND], m[ch + CH_TA_COND_N], m[S_DIST]) else 0
+    active = ta_conditions_nb(m, seat)
     if active != m[b + O_TA]:
         emit_nb(m, m[S_ROUND], seat, EV_TA, active, 0, 0)
         m[b + O_TA] = active
     if active and run_effects:
         m[b + O_TA_ROUNDS] += 1
+        ch = CHARS_AT + m[b + O_CHAR] * CH_WIDTH
         if m[ch + CH_TA_EFF_N] > 0:
             effects_nb(m, seat, m[ch + CH_TA_EFF], m[ch + CH_TA_EFF_N], SRC_TA)
 
 
-@njit(cache=True)
+@njit(void(MP, i8), cache=True)
 def _exert_od_nb(m, seat):
     b = SEAT0 + seat * SEAT_W
     od = m[b + O_OD]
@@ -169,7 +207,7 @@ def _exert_od_nb(m, seat):
     effects_nb(m, seat, od_nb(m, od, OD_STAGE_EFF + 2 * st), od_nb(m, od, OD_STAGE_EFF + 2 * st + 1), SRC_OD)
 
 
-@njit(cache=True)
+@njit(i8(MP, i8, i8, b1, b1), cache=True)
 def _overdrives_nb(m, k0, k1, ready0, ready1):
     """Process 2. Returns a bit mask of the seats whose Overdrive exerted (bit 2: game over)."""
     b0 = SEAT0
@@ -225,21 +263,92 @@ def _overdrives_nb(m, k0, k1, ready0, ready1):
 # ----------------------------------------------------------------------------- one round
 @njit(cache=True)
 def resolve_round_nb(m, c0, c1):
-    """Battle Phase for the two revealed hand slots ``c0``, ``c1`` (-1: no card)."""
+    """Battle Phase for the two revealed hand slots ``c0``, ``c1`` (-1: no card).
+
+    ``m``: the machine (int64 array or pointer)."""
+    _resolve_round_nb(as_machine_nb(m), c0, c1)
+
+
+@njit(i8(MP, i8, i8, i8, i8, i8, i8, i8, i8, b1, b1), cache=True)
+def _process3_nb(m, rnd, c0, c1, k0, k1, d0, dest0, dest1, ready0, ready1):
+    """Process 3 (no Overdrive exerted): matchup, range, Hits, damage, dice influence.
+    Returns bit 0/1: seat 0/1 Hit; bit 2: the game is over."""
+    b0 = SEAT0
+    b1 = SEAT0 + SEAT_W
+    dist = m[S_DIST]
+    # validity and the matchup as 0/1 ints, without branches (a non-attribute slot's range is
+    # read but masked out): both valid -> the matchup (same kind: a draw), one valid -> it Hits
+    a0 = 1 if k0 <= INT else 0
+    a1 = 1 if k1 <= INT else 0
+    i0 = a0 & (card_range_nb(m, 0, c0) >> dist)
+    i1 = a1 & (card_range_nb(m, 1, c1) >> dist)
+    same = 1 if k0 == k1 else 0
+    beats = (BEATS_BITS >> (8 * k0 + k1)) & 1
+    v0 = i0 == 1
+    v1 = i1 == 1
+    hit0 = (i0 & ((1 - i1) | ((1 - same) & beats))) == 1
+    hit1 = (i1 & ((1 - i0) | ((1 - same) & (1 - beats)))) == 1
+    if i0 & i1 & same:
+        x0 = hit_damage_nb(m, 0, c0)
+        x1 = hit_damage_nb(m, 1, c1)
+        emit_nb(m, rnd, -1, EV_DRAW, x0, x1, 0)
+        if x0 > x1:
+            deal_damage_nb(m, 0, 1, x0 - x1, SRC_DRAW)
+        elif x1 > x0:
+            deal_damage_nb(m, 1, 0, x1 - x0, SRC_DRAW)
+    elif (i0 | i1) == 0 and (a0 | a1) == 1:
+        emit_nb(m, rnd, -1, EV_MISS, dist, 0, 0)
+    # a move Hits when the opponent's card would have activated at the old distance (Q1, Q5)
+    if dist != d0:
+        if k0 == MOVE and dest0 >= 0:
+            if k1 <= INT:
+                hit0 = hit0 or (in_range_nb(m, 1, c1, d0) and not v1)
+            elif k1 == OD and m[RULES_AT + R_MOVE_HIT_VS_OD]:
+                hit0 = hit0 or (not ready1 and od_ready_nb(m, 1, m[b1 + O_OD], d0))
+        if k1 == MOVE and dest1 >= 0:
+            if k0 <= INT:
+                hit1 = hit1 or (in_range_nb(m, 0, c0, d0) and not v0)
+            elif k0 == OD and m[RULES_AT + R_MOVE_HIT_VS_OD]:
+                hit1 = hit1 or (not ready0 and od_ready_nb(m, 0, m[b0 + O_OD], d0))
+    if hit0 or hit1:
+        x0 = hit_damage_nb(m, 0, c0) if hit0 and k0 <= INT else 0
+        x1 = hit_damage_nb(m, 1, c1) if hit1 and k1 <= INT else 0
+        if hit0:
+            m[b0 + O_HITS] += 1
+            emit_nb(m, rnd, 0, EV_HIT, c0, 0, 0)
+            deal_damage_nb(m, 0, 1, x0, SRC_HIT)
+        if hit1:
+            m[b1 + O_HITS] += 1
+            emit_nb(m, rnd, 1, EV_HIT, c1, 0, 0)
+            deal_damage_nb(m, 1, 0, x1, SRC_HIT)
+        # dice influence of the Hit cards, after the damage was calculated
+        if hit0 and card_nb(m, c0, C_DICE_DIE) >= 0:
+            adjust_die_nb(m, card_nb(m, c0, C_DICE_DIE), card_nb(m, c0, C_DICE_BY))
+        if hit1 and card_nb(m, c1, C_DICE_DIE) >= 0:
+            adjust_die_nb(m, card_nb(m, c1, C_DICE_DIE), card_nb(m, c1, C_DICE_BY))
+    hits = (1 if hit0 else 0) | (2 if hit1 else 0)
+    if ko_check_nb(m):
+        return hits | 4
+    return hits
+
+
+@njit(void(MP, i8, i8), cache=True)
+def _resolve_round_nb(m, c0, c1):
     rnd = m[S_ROUND]
     b0 = SEAT0
     b1 = SEAT0 + SEAT_W
     m[b0 + O_PLAYED] = c0
     m[b1 + O_PLAYED] = c1
-    for p in range(2):
-        b = SEAT0 + p * SEAT_W
-        c = c0 if p == 0 else c1
-        emit_nb(m, rnd, p, EV_PLAY, c, 0, 0)
-        if c >= 0:
-            m[b + O_HIST + c] += 1
-            m[b + O_USED] |= 1 << c
-            if c == OD_SLOT:
-                m[b + O_OD_REVEALED] = 1
+    emit_nb(m, rnd, 0, EV_PLAY, c0, 0, 0)
+    if c0 >= 0:
+        m[b0 + O_HIST + c0] += 1
+        m[b0 + O_USED] |= 1 << c0
+        m[b0 + O_OD_REVEALED] |= 1 if c0 == OD_SLOT else 0
+    emit_nb(m, rnd, 1, EV_PLAY, c1, 0, 0)
+    if c1 >= 0:
+        m[b1 + O_HIST + c1] += 1
+        m[b1 + O_USED] |= 1 << c1
+        m[b1 + O_OD_REVEALED] |= 1 if c1 == OD_SLOT else 0
     k0 = card_kind_nb(m, c0)
     k1 = card_kind_nb(m, c1)
 
@@ -258,13 +367,13 @@ def resolve_round_nb(m, c0, c1):
         if nd != d0:
             emit_nb(m, rnd, -1, EV_DIST, d0, nd, 0)
             m[S_DIST] = nd
-    dist = m[S_DIST]
 
     # Process 2: Overdrive activation
     ready0 = False
     ready1 = False
     exerted = 0
     if k0 == OD or k1 == OD:
+        dist = m[S_DIST]
         ready0 = k0 == OD and od_ready_nb(m, 0, m[b0 + O_OD], dist)
         ready1 = k1 == OD and od_ready_nb(m, 1, m[b1 + O_OD], dist)
         exerted = _overdrives_nb(m, k0, k1, ready0, ready1)
@@ -272,69 +381,20 @@ def resolve_round_nb(m, c0, c1):
             return
 
     # Process 3: matchup and range (not when an Overdrive exerted)
-    hit0 = False
-    hit1 = False
+    hits = 0
     if exerted == 0:
-        v0 = k0 <= INT and in_range_nb(m, 0, c0, dist)
-        v1 = k1 <= INT and in_range_nb(m, 1, c1, dist)
-        if v0 and v1:
-            if k0 == k1:
-                x0 = hit_damage_nb(m, 0, c0)
-                x1 = hit_damage_nb(m, 1, c1)
-                emit_nb(m, rnd, -1, EV_DRAW, x0, x1, 0)
-                if x0 > x1:
-                    deal_damage_nb(m, 0, 1, x0 - x1, SRC_DRAW)
-                elif x1 > x0:
-                    deal_damage_nb(m, 1, 0, x1 - x0, SRC_DRAW)
-            elif BEATS[k0] == k1:
-                hit0 = True
-            else:
-                hit1 = True
-        elif v0:
-            hit0 = True
-        elif v1:
-            hit1 = True
-        elif k0 <= INT or k1 <= INT:
-            emit_nb(m, rnd, -1, EV_MISS, dist, 0, 0)
-        # a move Hits when the opponent's card would have activated at the old distance (Q1, Q5)
-        if dist != d0:
-            if k0 == MOVE and dest0 >= 0:
-                if k1 <= INT:
-                    hit0 = hit0 or (in_range_nb(m, 1, c1, d0) and not v1)
-                elif k1 == OD and m[RULES_AT + R_MOVE_HIT_VS_OD]:
-                    hit0 = hit0 or (not ready1 and od_ready_nb(m, 1, m[b1 + O_OD], d0))
-            if k1 == MOVE and dest1 >= 0:
-                if k0 <= INT:
-                    hit1 = hit1 or (in_range_nb(m, 0, c0, d0) and not v0)
-                elif k0 == OD and m[RULES_AT + R_MOVE_HIT_VS_OD]:
-                    hit1 = hit1 or (not ready0 and od_ready_nb(m, 0, m[b0 + O_OD], d0))
-        if hit0 or hit1:
-            x0 = hit_damage_nb(m, 0, c0) if hit0 and k0 <= INT else 0
-            x1 = hit_damage_nb(m, 1, c1) if hit1 and k1 <= INT else 0
-            if hit0:
-                m[b0 + O_HITS] += 1
-                emit_nb(m, rnd, 0, EV_HIT, c0, 0, 0)
-                deal_damage_nb(m, 0, 1, x0, SRC_HIT)
-            if hit1:
-                m[b1 + O_HITS] += 1
-                emit_nb(m, rnd, 1, EV_HIT, c1, 0, 0)
-                deal_damage_nb(m, 1, 0, x1, SRC_HIT)
-            # dice influence of the Hit cards, after the damage was calculated
-            if hit0 and card_nb(m, c0, C_DICE_DIE) >= 0:
-                adjust_die_nb(m, card_nb(m, c0, C_DICE_DIE), card_nb(m, c0, C_DICE_BY))
-            if hit1 and card_nb(m, c1, C_DICE_DIE) >= 0:
-                adjust_die_nb(m, card_nb(m, c1, C_DICE_DIE), card_nb(m, c1, C_DICE_BY))
-        if ko_check_nb(m):
+        hits = _process3_nb(m, rnd, c0, c1, k0, k1, d0, dest0, dest1, ready0, ready1)
+        if hits & 4:
             return
 
     # ABILITY: when a listed kind of skill Hits (an exerted Overdrive is a Hit of kind OD), Q3
-    if hit0 or hit1 or exerted:
+    if hits or exerted:
         for p in range(2):
             b = SEAT0 + p * SEAT_W
             ch = CHARS_AT + m[b + O_CHAR] * CH_WIDTH
             trig = m[ch + CH_AB_TRIGGER]
             kp = k0 if p == 0 else k1
-            fired = ((hit0 if p == 0 else hit1) and (trig >> kp) & 1 == 1) or (
+            fired = ((hits >> p) & 1 == 1 and (trig >> kp) & 1 == 1) or (
                 (exerted >> p) & 1 == 1 and (trig >> OD) & 1 == 1)
             if fired and m[ch + CH_AB_EFF_N] > 0:
                 emit_nb(m, rnd, p, EV_ABILITY, m[b + O_CHAR], 0, 0)
@@ -342,35 +402,39 @@ def resolve_round_nb(m, c0, c1):
                 if ko_check_nb(m):
                     return
 
-    # TIDE AURA: early ones first, late ones (Terry) after the opponent's processing, Q3
-    late0 = char_nb(m, m[b0 + O_CHAR], CH_TA_LATE)
-    late1 = char_nb(m, m[b1 + O_CHAR], CH_TA_LATE)
-    for late in range(2):
-        for p in range(2):
-            if (late0 if p == 0 else late1) == late:
-                update_tide_aura_nb(m, p, True)
-                if ko_check_nb(m):
-                    return
+    # TIDE AURA: early ones first (seat 1 then seat 2), late ones (Terry) after the opponent's
+    # processing, Q3
+    first = 1 if char_nb(m, m[b0 + O_CHAR], CH_TA_LATE) > char_nb(m, m[b1 + O_CHAR], CH_TA_LATE) else 0
+    update_tide_aura_nb(m, first, True)
+    if ko_check_nb(m):
+        return
+    update_tide_aura_nb(m, 1 - first, True)
+    if ko_check_nb(m):
+        return
 
     # end of round: played cards go back to the hand unless sealed (or are spent)
-    for p in range(2):
-        b = SEAT0 + p * SEAT_W
-        c = c0 if p == 0 else c1
-        if c >= 0 and m[RULES_AT + R_CARDS_RETURN] == 0:
-            m[b + O_HAND] &= ~(1 << c)
-            if m[b + O_HAND] == 0:
-                m[b + O_HAND] = FULL_HAND & ~m[b + O_SEALED]
-        m[b + O_LAST] = c
-        m[b + O_PLAYED] = -1
+    if m[RULES_AT + R_CARDS_RETURN] == 0:
+        for p in range(2):
+            b = SEAT0 + p * SEAT_W
+            c = c0 if p == 0 else c1
+            if c >= 0:
+                m[b + O_HAND] &= ~(1 << c)
+                if m[b + O_HAND] == 0:
+                    m[b + O_HAND] = FULL_HAND & ~m[b + O_SEALED]
+    m[b0 + O_LAST] = c0
+    m[b1 + O_LAST] = c1
+    m[b0 + O_PLAYED] = -1
+    m[b1 + O_PLAYED] = -1
     emit_nb(m, rnd, -1, EV_ROUND_END, m[b0 + O_HP], m[b1 + O_HP], m[S_DIST])
     m[S_ROUND] = rnd + 1
 
 
 # ----------------------------------------------------------------------------- setup
-@njit(cache=True)
+@njit(void(MP), cache=True)
 def init_state_nb(m):
     """Clear the state and place the unchanging starting values."""
-    m[STATE0:STATE_END] = 0
+    for i in range(STATE0, STATE_END):
+        m[i] = 0
     m[S_DIST] = m[RULES_AT + R_START_DIST]
     m[S_WINNER] = -1
     m[S_FIRST_PICK] = -1
@@ -383,7 +447,7 @@ def init_state_nb(m):
         m[b + O_LAST] = -1
 
 
-@njit(cache=True)
+@njit(void(MP), cache=True)
 def place_start_nb(m):
     """Once both characters are known: HP, dice (3 adjusted by both characters), hands."""
     for d in range(3):
@@ -399,7 +463,7 @@ def place_start_nb(m):
         m[b + O_HAND] = FULL_HAND
 
 
-@njit(cache=True)
+@njit(void(MP), cache=True)
 def finish_setup_nb(m):
     """Once both Overdrives are placed: log the setup, check the TIDE AURAs (no effects)."""
     for p in range(2):
@@ -413,6 +477,11 @@ def finish_setup_nb(m):
 @njit(cache=True)
 def setup_fixed_nb(m, fixed):
     """Setup with both characters and Overdrives given (scenarios)."""
+    _setup_fixed_nb(as_machine_nb(m), fixed)
+
+
+@njit(void(MP, i8[::1]), cache=True)
+def _setup_fixed_nb(m, fixed):
     init_state_nb(m)
     for p in range(2):
         m[SEAT0 + p * SEAT_W + O_CHAR] = fixed[p]
@@ -422,7 +491,7 @@ def setup_fixed_nb(m, fixed):
     finish_setup_nb(m)
 
 
-@njit(cache=True)
+@njit(void(MP, i8, i8), cache=True)
 def illegal_nb(m, seat, what):
     """A strategy chose outside its mask: the game stops, recorded as END_ILLEGAL."""
     m[S_DONE] = 1
@@ -435,6 +504,11 @@ def illegal_nb(m, seat, what):
 @njit(cache=True)
 def deal_characters_nb(m, n_each):
     """Random draft: two disjoint random hands of ``n_each`` characters (bit masks)."""
+    return _deal_characters_nb(as_machine_nb(m), n_each)
+
+
+@njit(UniTuple(i8, 2)(MP, i8), cache=True)
+def _deal_characters_nb(m, n_each):
     left = (1 << m[M_N_CHARS]) - 1
     deal0 = 0
     deal1 = 0
@@ -451,9 +525,11 @@ def deal_characters_nb(m, n_each):
 
 
 # ----------------------------------------------------------------------------- the game loop (takes strategies)
-@njit(cache=True)
-def setup_game_nb(m, setup, fixed, strat0, params0, strat1, params1):
-    """Characters (no mirror), the starting position, then the hidden Overdrive choices."""
+@njit(void(MP, i8[::1], i8, i8[::1], STRATEGY_T, f8[::1], STRATEGY_T, f8[::1]), cache=True)
+def setup_game_nb(m, v, setup, fixed, strat0, params0, strat1, params1):
+    """Characters (no mirror), the starting position, then the hidden Overdrive choices.
+
+    ``m``: the machine pointer; ``v``: the same machine as an array, for the strategies."""
     init_state_nb(m)
     pool = (1 << m[M_N_CHARS]) - 1
     c0 = fixed[0]
@@ -461,9 +537,9 @@ def setup_game_nb(m, setup, fixed, strat0, params0, strat1, params1):
     if c0 >= 0 and c1 >= 0:
         pass
     elif setup == SETUP_DRAFT:
-        deal0, deal1 = deal_characters_nb(m, 3)
-        c0 = strat0(PHASE_CHARACTER, m, 0, deal0, params0)
-        c1 = strat1(PHASE_CHARACTER, m, 1, deal1, params1)
+        deal0, deal1 = _deal_characters_nb(m, 3)
+        c0 = strat0(PHASE_CHARACTER, v, 0, deal0, params0)
+        c1 = strat1(PHASE_CHARACTER, v, 1, deal1, params1)
         if c0 < 0 or (deal0 >> c0) & 1 == 0:
             illegal_nb(m, 0, c0)
             return
@@ -481,10 +557,10 @@ def setup_game_nb(m, setup, fixed, strat0, params0, strat1, params1):
             other = c1 if p == 0 else c0
             mask = pool & ~(1 << other) if other >= 0 else pool
             if p == 0:
-                c0 = strat0(PHASE_CHARACTER, m, 0, mask, params0)
+                c0 = strat0(PHASE_CHARACTER, v, 0, mask, params0)
                 x = c0
             else:
-                c1 = strat1(PHASE_CHARACTER, m, 1, mask, params1)
+                c1 = strat1(PHASE_CHARACTER, v, 1, mask, params1)
                 x = c1
             if x < 0 or (mask >> x) & 1 == 0:
                 illegal_nb(m, p, x)
@@ -503,12 +579,12 @@ def setup_game_nb(m, setup, fixed, strat0, params0, strat1, params1):
     o0 = fixed[2]
     o1 = fixed[3]
     if o0 < 0:
-        o0 = strat0(PHASE_OVERDRIVE, m, 0, all_od, params0)
+        o0 = strat0(PHASE_OVERDRIVE, v, 0, all_od, params0)
         if o0 < 0 or (all_od >> o0) & 1 == 0:
             illegal_nb(m, 0, o0)
             return
     if o1 < 0:
-        o1 = strat1(PHASE_OVERDRIVE, m, 1, all_od, params1)
+        o1 = strat1(PHASE_OVERDRIVE, v, 1, all_od, params1)
         if o1 < 0 or (all_od >> o1) & 1 == 0:
             illegal_nb(m, 1, o1)
             return
@@ -517,8 +593,8 @@ def setup_game_nb(m, setup, fixed, strat0, params0, strat1, params1):
     finish_setup_nb(m)
 
 
-@njit(cache=True)
-def play_game_nb(m, strat0, params0, strat1, params1):
+@njit(void(MP, i8[::1], STRATEGY_T, f8[::1], STRATEGY_T, f8[::1]), cache=True)
+def play_game_nb(m, v, strat0, params0, strat1, params1):
     """Rounds until a KO, an illegal choice or the round cap (a timeout, scored as a draw)."""
     max_rounds = m[RULES_AT + R_MAX_ROUNDS]
     while not m[S_DONE]:
@@ -529,18 +605,18 @@ def play_game_nb(m, strat0, params0, strat1, params1):
             break
         h0 = m[SEAT0 + O_HAND]
         h1 = m[SEAT0 + SEAT_W + O_HAND]
-        c0 = strat0(PHASE_PLAY, m, 0, h0, params0) if h0 else -1
-        c1 = strat1(PHASE_PLAY, m, 1, h1, params1) if h1 else -1
+        c0 = strat0(PHASE_PLAY, v, 0, h0, params0) if h0 else -1
+        c1 = strat1(PHASE_PLAY, v, 1, h1, params1) if h1 else -1
         if h0 and (c0 < 0 or (h0 >> c0) & 1 == 0):
             illegal_nb(m, 0, c0)
             break
         if h1 and (c1 < 0 or (h1 >> c1) & 1 == 0):
             illegal_nb(m, 1, c1)
             break
-        resolve_round_nb(m, c0, c1)
+        _resolve_round_nb(m, c0, c1)
 
 
-@njit(cache=True)
+@njit(void(RECORDS_T, i8, i8, MP, i8, i8), cache=True)
 def write_record_nb(out, i, g, m, sid0, sid1):
     r = out[i]
     b0 = SEAT0
@@ -580,26 +656,20 @@ def _simulate_chunk(machine, start, count, key, setup, fixed, strat0, params0, s
 
     Game ``g`` is seeded from ``(key, g)`` alone, so any chunking gives the same rows.
     """
-    m = unmanaged_view_nb(machine)  # ``machine`` stays alive for the whole call
+    # ``machine`` and the params stay alive for the whole call: the views need no reference counts
+    v = unmanaged_view_nb(machine)
+    m = as_machine_nb(machine)
+    params0 = unmanaged_nb(params0)
+    params1 = unmanaged_nb(params1)
     for i in range(count):
         g = start + i
         seed_nb(m, M_RNG, key, g)
-        setup_game_nb(m, setup, fixed, strat0, params0, strat1, params1)
+        setup_game_nb(m, v, setup, fixed, strat0, params0, strat1, params1)
         if not m[S_DONE]:
-            play_game_nb(m, strat0, params0, strat1, params1)
+            play_game_nb(m, v, strat0, params0, strat1, params1)
         write_record_nb(out, i, g, m, sid0, sid1)
 
 
-# Strategies arrive as first-class functions of one fixed signature, so the game loop is
-# compiled (and cached) once for every strategy, built-in or plugged in, instead of once
-# per strategy pair.
-STRATEGY_SIG = types.int64(types.int64, types.int64[::1], types.int64, types.int64, types.float64[::1])
-STRATEGY_T = types.FunctionType(STRATEGY_SIG)
-CHUNK_SIG = types.void(
-    types.int64[::1], types.int64, types.int64, types.uint64[::1], types.int64, types.int64[::1],
-    STRATEGY_T, types.float64[::1], STRATEGY_T, types.float64[::1], types.int64, types.int64,
-    types.Array(from_dtype(record_dt), 1, "C"),
-)
 _compiled = {}
 
 

@@ -83,6 +83,7 @@ def rand_below_nb(m, at, n):
 
 @njit(cache=True, inline='always')
 def popcount_nb(mask):
+    """Set bits of a non-negative ``mask`` (LLVM turns the loop into one ``popcnt``)."""
     n = 0
     while mask:
         mask &= mask - 1
@@ -91,16 +92,27 @@ def popcount_nb(mask):
 
 
 @njit(cache=True, inline='always')
+def select_bit_nb(mask, k):
+    """Index of the ``k``-th (0-based, from the lowest) set bit of a non-negative ``mask``
+    (``k`` < its popcount). Branch-free: a binary search over halves by popcount, so a
+    random ``k`` costs no mispredicted branches (the loop it replaces cost ~2 a draw)."""
+    if mask & (mask + 1) == 0:
+        return k  # the set bits are 0..n-1 (e.g. a full hand): the k-th is k
+    pos = 0
+    for w in (32, 16, 8, 4, 2, 1):  # unrolled by LLVM; each step compiles to cmovs
+        c = popcount_nb(mask & ((1 << w) - 1))
+        up = k >= c
+        k = k - c if up else k
+        mask = mask >> w if up else mask
+        pos = pos + w if up else pos
+    return pos
+
+
+@njit(cache=True, inline='always')
 def rand_bit_nb(m, at, mask):
-    """Index of a uniformly chosen set bit of ``mask`` (-1 when ``mask`` is 0)."""
+    """Index of a uniformly chosen set bit of ``mask`` (-1 when ``mask`` is 0): one
+    ``rand_below_nb(popcount)`` draw picks the k-th set bit from the lowest."""
     n = popcount_nb(mask)
     if n == 0:
         return -1
-    k = rand_below_nb(m, at, n)
-    while k > 0:
-        mask &= mask - 1  # drop the lowest set bit k times
-        k -= 1
-    i = 0
-    while (mask >> i) & 1 == 0:
-        i += 1
-    return i
+    return select_bit_nb(mask, rand_below_nb(m, at, n))

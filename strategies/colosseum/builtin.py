@@ -15,6 +15,7 @@ import numpy as np
 from numba import njit
 
 from simulators.colosseum.enums import M_RNG, O_HAND, O_HIST, O_LAST, PHASE_OVERDRIVE, PHASE_PLAY, SEAT0, SEAT_W
+from simulators.common.memory_nb import as_machine_nb
 from simulators.common.rng_nb import rand_bit_nb, rand_float_nb
 from strategies.colosseum.common_nb import (
     N_SLOTS, SCRATCH, argmax_masked_nb, payoff_matrix_nb, pick_overdrive_nb, sample_nb,
@@ -24,7 +25,7 @@ from strategies.colosseum.common_nb import (
 @njit(cache=True)
 def random_nb(phase, m, seat, mask, params):
     """Uniform over whatever is legal."""
-    return rand_bit_nb(m, M_RNG, mask)
+    return rand_bit_nb(as_machine_nb(m), M_RNG, mask)
 
 
 @njit(cache=True)
