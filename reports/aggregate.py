@@ -103,18 +103,25 @@ def seat_by_length(long: pl.LazyFrame, edges=(5, 10, 20)) -> pl.LazyFrame:
             .sort(pl.col("seat"), first))
 
 
-def card(long: pl.LazyFrame, n_cards: int) -> pl.LazyFrame:
-    """Per card: games where the seat played it at least once, and wins then; and when it did not."""
+def card(long: pl.LazyFrame, n_cards: int, in_hand: bool = False) -> pl.LazyFrame:
+    """Per card: games where the seat played it at least once and wins then, and when it did not;
+    with ``in_hand`` (a ``hand`` bitmask column) also games and wins with the card in hand."""
     frames = []
     for k in range(n_cards):
-        used = (pl.col("used") & (1 << k)) != 0
-        frames.append(long.select(
+        bit = pl.lit(1 << k, dtype=pl.UInt64)
+        used = (pl.col("used").cast(pl.UInt64) & bit) != 0
+        cols = [
             pl.lit(k, dtype=pl.Int16).alias("card"),
             used.sum().alias("games_used"),
             (used & pl.col("win")).sum().alias("wins_used"),
             (~used).sum().alias("games_unused"),
             (~used & pl.col("win")).sum().alias("wins_unused"),
-        ))
+        ]
+        if in_hand:
+            held = (pl.col("hand").cast(pl.UInt64) & bit) != 0
+            cols += [held.sum().alias("games_in_hand"), (held & pl.col("win")).sum().alias("wins_in_hand"),
+                     (~held).sum().alias("games_not_in_hand"), (~held & pl.col("win")).sum().alias("wins_not_in_hand")]
+        frames.append(long.select(cols))
     return pl.concat(frames)
 
 
@@ -149,21 +156,30 @@ def with_interval(df: pl.DataFrame, wins: str = "wins", games: str = "games", pr
 
 
 def summarise(run_dir: Path, labels: dict, timeout_code: int) -> dict[str, pl.DataFrame]:
-    """Every table of the report, collected in one pass over the records."""
+    """Every table the game's records support, collected in one pass over the records.
+
+    Dimensions appear when their columns do: ``char``/``opp_char`` (character, matchup),
+    ``od`` (overdrive), ``used`` (card; with ``hand``, card in hand), ``first`` (turn order).
+    """
     lf = scan(run_dir)
     long = seat_rows(lf, labels.get("seats", 2))
-    n_cards = len(labels["card"])
-    queries = {
-        "character": by_character(long),
-        "matchup": matchup(long),
-        "matchup_by_seat": matchup_by_seat(long),
-        "overdrive": overdrive(long),
-        "seat": seat(long),
-        "seat_by_length": seat_by_length(long),
-        "card": card(long, n_cards),
-        "length": length(lf),
-        "health": health(lf, timeout_code),
-    }
+    cols = set(long.collect_schema().names())
+    if "first" in cols:
+        long = long.with_columns((pl.col("seat") == pl.col("first")).alias("went_first"))
+    queries = {"seat": seat(long), "seat_by_length": seat_by_length(long), "length": length(lf),
+               "health": health(lf, timeout_code)}
+    if "char" in cols:
+        queries |= {"character": by_character(long), "matchup": matchup(long),
+                    "matchup_by_seat": matchup_by_seat(long)}
+    if "od" in cols:
+        queries["overdrive"] = overdrive(long)
+    if "used" in cols and labels.get("card"):
+        queries["card"] = card(long, len(labels["card"]), in_hand="hand" in cols)
+    if "first" in cols:
+        queries["turn_order"] = long.group_by("went_first").agg(_counts()).sort("went_first", descending=True)
+        queries["turn_order_by_length"] = (
+            long.with_columns(length_bucket()).group_by("went_first", "length").agg(_counts())
+            .sort(pl.col("went_first"), pl.col("length").str.extract(r"^(\d+)").cast(pl.Int32)))
     names = list(queries)
     frames = dict(zip(names, pl.collect_all(list(queries.values()))))
     prov = labels["provisional"]
@@ -175,31 +191,41 @@ def summarise(run_dir: Path, labels: dict, timeout_code: int) -> dict[str, pl.Da
         return pl.col(col).replace_strict(dict(enumerate(prov[kind])), return_dtype=pl.Boolean, default=True)
 
     out = {}
-    out["character"] = with_interval(frames["character"]).with_columns(
-        name("char", "character").alias("name"), provisional("char", "character").alias("provisional"))
-    for k in ("matchup", "matchup_by_seat"):
-        out[k] = with_interval(frames[k]).with_columns(
-            name("char", "character").alias("name"), name("opp_char", "character").alias("opponent"),
-            (provisional("char", "character") | provisional("opp_char", "character")).alias("provisional"))
+    if "character" in frames:
+        out["character"] = with_interval(frames["character"]).with_columns(
+            name("char", "character").alias("name"), provisional("char", "character").alias("provisional"))
+        for k in ("matchup", "matchup_by_seat"):
+            out[k] = with_interval(frames[k]).with_columns(
+                name("char", "character").alias("name"), name("opp_char", "character").alias("opponent"),
+                (provisional("char", "character") | provisional("opp_char", "character")).alias("provisional"))
     total = frames["seat"]["games"].sum()
-    out["overdrive"] = with_interval(frames["overdrive"]).with_columns(
-        name("od", "overdrive").alias("name"), provisional("od", "overdrive").alias("provisional"),
-        (pl.col("games") / total).alias("pick_rate"))
+    if "overdrive" in frames:
+        out["overdrive"] = with_interval(frames["overdrive"]).with_columns(
+            name("od", "overdrive").alias("name"), provisional("od", "overdrive").alias("provisional"),
+            (pl.col("games") / total).alias("pick_rate"))
     out["seat"] = with_interval(frames["seat"])
     out["seat_by_length"] = with_interval(frames["seat_by_length"])
-    # a card row's headline rate is "when played" (games, wins, win_rate, ci_*), beside the not-played one
-    c = frames["card"].with_columns(pl.col("games_used").alias("games"), pl.col("wins_used").alias("wins"))
-    c = with_interval(c)
-    c = with_interval(c, "wins_used", "games_used", prefix="used_")
-    c = with_interval(c, "wins_unused", "games_unused", prefix="unused_")
-    out["card"] = c.with_columns(
-        name("card", "card").alias("name"), provisional("card", "card").alias("provisional"),
-        (pl.col("games_used") / (pl.col("games_used") + pl.col("games_unused"))).alias("play_rate"),
-        (pl.col("used_win_rate") - pl.col("unused_win_rate")).alias("improvement_when_used"),
-    )
+    for k in ("turn_order", "turn_order_by_length"):
+        if k in frames:
+            out[k] = with_interval(frames[k])
+    if "card" in frames:
+        # a card row's headline rate is "when played" (games, wins, win_rate, ci_*), beside the others
+        c = frames["card"].with_columns(pl.col("games_used").alias("games"), pl.col("wins_used").alias("wins"))
+        c = with_interval(c)
+        c = with_interval(c, "wins_used", "games_used", prefix="used_")
+        c = with_interval(c, "wins_unused", "games_unused", prefix="unused_")
+        extra = []
+        if "games_in_hand" in c.columns:
+            c = with_interval(c, "wins_in_hand", "games_in_hand", prefix="in_hand_")
+            c = with_interval(c, "wins_not_in_hand", "games_not_in_hand", prefix="not_in_hand_")
+            extra = [(pl.col("in_hand_win_rate") - pl.col("not_in_hand_win_rate")).alias("improvement_in_hand"),
+                     (pl.col("games_used") / pl.col("games_in_hand")).alias("play_rate_in_hand")]
+        out["card"] = c.with_columns(
+            name("card", "card").alias("name"), provisional("card", "card").alias("provisional"),
+            (pl.col("games_used") / (pl.col("games_used") + pl.col("games_unused"))).alias("play_rate"),
+            (pl.col("used_win_rate") - pl.col("unused_win_rate")).alias("improvement_when_used"), *extra)
     out["length"] = frames["length"]
-    h = frames["health"]
-    out["health"] = h.with_columns(
+    out["health"] = frames["health"].with_columns(
         (pl.col("draws") / pl.col("games")).alias("draw_rate"),
         (pl.col("timeouts") / pl.col("games")).alias("timeout_rate"),
     )

@@ -121,8 +121,8 @@ def length_histogram(df: pl.DataFrame, cap: int, reading: str):
     return _finish(fig, reading)
 
 
-def seat_by_length(df: pl.DataFrame, reading: str):
-    """Seat 1's win rate by game-length bucket, with intervals."""
+def seat_by_length(df: pl.DataFrame, reading: str, who: str = "seat 1"):
+    """Seat 1's (or ``who``'s, the rows with seat 0) win rate by game-length bucket, with intervals."""
     d = df.filter(pl.col("seat") == 0)
     fig, ax = plt.subplots(figsize=(7.5, 3.2))
     x = np.arange(len(d))
@@ -130,8 +130,8 @@ def seat_by_length(df: pl.DataFrame, reading: str):
     ax.errorbar(x, rate, yerr=[rate - d["ci_low"].to_numpy(), d["ci_high"].to_numpy() - rate], fmt="o-", capsize=3)
     ax.axhline(0.5, color="grey", ls="--", lw=0.8)
     ax.set_xticks(x, [f"{a}\nn={g:,}" for a, g in zip(d["length"].to_list(), d["games"].to_list())], fontsize=8)
-    ax.set_ylabel("seat 1 win rate")
-    ax.set_title("Seat advantage by game length (rounds)")
+    ax.set_ylabel(f"{who} win rate")
+    ax.set_title(f"{who.capitalize()} advantage by game length (rounds)")
     return _finish(fig, reading)
 
 

@@ -13,7 +13,8 @@ from balance.runs import RunSpec, is_complete, read_manifest
 from balance.stats import fmt_rate
 from reports import aggregate, figures, html
 
-DIMENSIONS = ("character", "matchup", "matchup_by_seat", "overdrive", "seat", "seat_by_length", "card")
+DIMENSIONS = ("character", "matchup", "matchup_by_seat", "overdrive", "card", "seat", "seat_by_length", "turn_order",
+              "turn_order_by_length")
 
 
 def _clean(v):
@@ -26,27 +27,35 @@ def _records(df: pl.DataFrame) -> list[dict]:
     return [{k: _clean(v) for k, v in r.items()} for r in df.to_dicts()]
 
 
+def _clear(df: pl.DataFrame) -> pl.DataFrame:
+    """Rows with enough games whose interval excludes 50%, largest gap first."""
+    return (df.filter(~pl.col("insufficient") & ((pl.col("ci_low") > 0.5) | (pl.col("ci_high") < 0.5)))
+            .with_columns((pl.col("win_rate") - 0.5).abs().alias("gap")).sort("gap", descending=True))
+
+
 def findings(t: dict[str, pl.DataFrame], top: int = 3) -> list[str]:
     """Plain sentences for the largest statistically clear imbalances (interval excludes 50%)."""
     out = []
-
-    def clear(df):
-        return df.filter(~pl.col("insufficient") & ((pl.col("ci_low") > 0.5) | (pl.col("ci_high") < 0.5)))
-
-    ch = clear(t["character"]).with_columns((pl.col("win_rate") - 0.5).abs().alias("gap")).sort("gap", descending=True)
-    for r in ch.head(top).iter_rows(named=True):
-        word = "wins" if r["win_rate"] > 0.5 else "wins only"
-        out.append(f"{r['name']}{'†' if r['provisional'] else ''} {word} {fmt_rate(r['wins'], r['games'])} of "
-                   f"their games.")
-    mu = clear(t["matchup"]).filter(pl.col("win_rate") > 0.5).with_columns(
-        (pl.col("win_rate") - 0.5).alias("gap")).sort("gap", descending=True)
-    for r in mu.head(top).iter_rows(named=True):
-        out.append(f"{r['name']} beats {r['opponent']}{'†' if r['provisional'] else ''} in "
-                   f"{fmt_rate(r['wins'], r['games'])} games.")
-    od = clear(t["overdrive"]).with_columns((pl.col("win_rate") - 0.5).abs().alias("gap")).sort("gap", descending=True)
-    for r in od.head(2).iter_rows(named=True):
-        out.append(f"Overdrive {r['name']}{'†' if r['provisional'] else ''}: picked in {100 * r['pick_rate']:.1f}% of "
-                   f"seats, wins {fmt_rate(r['wins'], r['games'])}.")
+    dag = "\u2020"
+    if "character" in t:
+        for r in _clear(t["character"]).head(top).iter_rows(named=True):
+            word = "wins" if r["win_rate"] > 0.5 else "wins only"
+            out.append(f"{r['name']}{dag if r['provisional'] else ''} {word} {fmt_rate(r['wins'], r['games'])} of "
+                       f"their games.")
+        for r in _clear(t["matchup"]).filter(pl.col("win_rate") > 0.5).head(top).iter_rows(named=True):
+            out.append(f"{r['name']} beats {r['opponent']}{dag if r['provisional'] else ''} in "
+                       f"{fmt_rate(r['wins'], r['games'])} games.")
+    if "overdrive" in t:
+        for r in _clear(t["overdrive"]).head(2).iter_rows(named=True):
+            out.append(f"Overdrive {r['name']}{dag if r['provisional'] else ''}: picked in "
+                       f"{100 * r['pick_rate']:.1f}% of seats, wins {fmt_rate(r['wins'], r['games'])}.")
+    if "card" in t:
+        for r in _clear(t["card"]).head(top).iter_rows(named=True):
+            out.append(f"Seats that played {r['name']}{dag if r['provisional'] else ''} won "
+                       f"{fmt_rate(r['wins'], r['games'])} (not played: {100 * r['unused_win_rate']:.1f}%).")
+    if "turn_order" in t:
+        for r in _clear(t["turn_order"].filter(pl.col("went_first"))).iter_rows(named=True):
+            out.append(f"The first player wins {fmt_rate(r['wins'], r['games'])} of games.")
     s = t["seat"].filter(pl.col("seat") == 0).row(0, named=True)
     if not s["insufficient"] and (s["ci_low"] > 0.5 or s["ci_high"] < 0.5):
         out.append(f"Seat 1 wins {fmt_rate(s['wins'], s['games'])} of games (seat 2: the rest minus draws).")
@@ -77,31 +86,63 @@ def build(run_dir: Path, out_dir: Path | None = None, log=print) -> dict:
 
     (out_dir / "figures").mkdir(parents=True, exist_ok=True)
     (out_dir / "tables").mkdir(exist_ok=True)
-    for k in DIMENSIONS + ("length", "health"):
+    dims = [k for k in DIMENSIONS if k in t]
+    for k in dims + ["length", "health"]:
         t[k].write_csv(out_dir / "tables" / f"{k}.csv")
 
-    figs = {
-        "characters": figures.rate_bars(
+    R = html.rows
+    figs, sections = {}, []
+
+    def add(name, fig, alt, head, table=""):
+        figs[name] = fig
+        png = html.fig_png(fig)
+        (out_dir / "figures" / f"{name}.png").write_bytes(png)
+        sections.append((head, html.section(png, alt, fig.reading, table)))
+
+    if "character" in t:
+        add("characters", figures.rate_bars(
             t["character"], "Character win rates (both seats pooled)",
             "Bars are win rates; whiskers the 95% interval; a whisker crossing the dashed 50% line is no clear "
-            "imbalance."),
-        "matchups": figures.matchup_heatmap(
+            "imbalance."), "character win rates", "Characters",
+            html.table(R(t["character"].sort("win_rate", descending=True)),
+                       [("character", "name"), ("games", "games"), ("wins", "wins"), ("draws", "draws"),
+                        ("win rate (95% CI)", "rate")]))
+        add("matchups", figures.matchup_heatmap(
             t["matchup"], labels["character"], labels["provisional"]["character"],
             "Read a row: the row character's win rate against each column; red below 50%, blue above."),
-        "overdrives": figures.overdrive_panel(
-            t["overdrive"], 3,
-            "How often each Overdrive is picked, how its picker fares, and how far its activations got."),
-        "game_length": figures.length_histogram(
-            t["length"], cap, "Most games should end well before the round cap; a spike at the cap means stalls."),
-        "seat_by_length": figures.seat_by_length(
-            t["seat_by_length"], "Seat 1's win rate in short and long games; a tilt shows a first-seat edge."),
-        "cards": figures.card_effects(
+            "matchup heatmap", "Matchups")
+    if "overdrive" in t:
+        add("overdrives", figures.overdrive_panel(
+            t["overdrive"], 3, "How often each Overdrive is picked, how its picker fares, and how far its "
+            "activations got."), "overdrives", "Overdrives", html.table(R(t["overdrive"]), [
+                ("Overdrive", "name"), ("picks", "games"), ("pick rate", "pick_rate"), ("win rate (95% CI)", "rate"),
+                ("mean activations", "mean_activations"), ("never", "stage0"), ("stage 1", "stage1"),
+                ("stage 2", "stage2"), ("stage 3", "stage3")]))
+    if "card" in t:
+        cols = [("card", "name"), ("play rate", "play_rate"), ("games played", "games_used"),
+                ("win rate when played", "rate:used_"), ("games not played", "games_unused"),
+                ("win rate when not played", "rate:unused_")]
+        if "in_hand_win_rate" in t["card"].columns:
+            cols += [("games in hand", "games_in_hand"), ("win rate in hand", "rate:in_hand_"),
+                     ("win rate not in hand", "rate:not_in_hand_")]
+        add("cards", figures.card_effects(
             t["card"], "Right of zero: seats that played the card won more (correlation, not cause)."),
-    }
-    pngs = {}
-    for name, fig in figs.items():
-        pngs[name] = html.fig_png(fig)
-        (out_dir / "figures" / f"{name}.png").write_bytes(pngs[name])
+            "card effects", "Cards", html.table(R(t["card"]), cols))
+    if "turn_order" in t:
+        add("turn_order_by_length", figures.seat_by_length(
+            t["turn_order_by_length"].rename({"went_first": "seat"}).with_columns(
+                (~pl.col("seat")).cast(pl.Int8).alias("seat")),
+            "The first player's win rate in short and long games; a tilt shows a turn-order edge.",
+            who="first player"), "turn order by length", "Turn order",
+            html.table(R(t["turn_order"]), [("went first", "went_first"), ("games", "games"), ("wins", "wins"),
+                                            ("win rate (95% CI)", "rate")]))
+    add("seat_by_length", figures.seat_by_length(
+        t["seat_by_length"], "Seat 1's win rate in short and long games; a tilt shows a first-seat edge."),
+        "seat by length", "Seats", html.table(R(t["seat"]), [("seat (0 = seat 1)", "seat"), ("games", "games"),
+                                                             ("wins", "wins"), ("win rate (95% CI)", "rate")]))
+    add("game_length", figures.length_histogram(
+        t["length"], cap, "Most games should end well before the round cap; a spike at the cap means stalls."),
+        "game length", "Game length")
     import matplotlib.pyplot as plt
 
     plt.close("all")
@@ -116,7 +157,7 @@ def build(run_dir: Path, out_dir: Path | None = None, log=print) -> dict:
         "health": _records(t["health"])[0],
         "length": _records(t["length"]),
     }
-    for k in DIMENSIONS:
+    for k in dims:
         summary[k] = _records(t[k])
     (out_dir / "summary.json").write_text(json.dumps(summary, indent=1, ensure_ascii=False))
 
@@ -129,28 +170,6 @@ def build(run_dir: Path, out_dir: Path | None = None, log=print) -> dict:
         f"Draw rate {100 * h['draw_rate']:.2f}%, timeout rate {100 * h['timeout_rate']:.2f}%, "
         f"rounds mean {h['mean_rounds']:.2f} (sd {h['std_rounds'] or 0:.2f}, median {h['median_rounds']:.0f}, "
         f"max {h['max_rounds']})",
-    ]
-    R = html.rows
-    sections = [
-        ("Characters", html.section(pngs["characters"], "character win rates", figs["characters"].reading,
-                                    html.table(R(t["character"].sort("win_rate", descending=True)),
-                                               [("character", "name"), ("games", "games"), ("wins", "wins"),
-                                                ("draws", "draws"), ("win rate (95% CI)", "rate")]))),
-        ("Matchups", html.section(pngs["matchups"], "matchup heatmap", figs["matchups"].reading)),
-        ("Overdrives", html.section(pngs["overdrives"], "overdrives", figs["overdrives"].reading,
-                                    html.table(R(t["overdrive"]), [
-                                        ("Overdrive", "name"), ("picks", "games"), ("pick rate", "pick_rate"),
-                                        ("win rate (95% CI)", "rate"), ("mean activations", "mean_activations"),
-                                        ("never", "stage0"), ("stage 1", "stage1"), ("stage 2", "stage2"),
-                                        ("stage 3", "stage3")]))),
-        ("Cards", html.section(pngs["cards"], "card effects", figs["cards"].reading, html.table(
-            R(t["card"]), [("card", "name"), ("play rate", "play_rate"), ("games played", "games_used"),
-                           ("win rate when played", "rate:used_"), ("games not played", "games_unused"),
-                           ("win rate when not played", "rate:unused_")]))),
-        ("Seats", html.section(pngs["seat_by_length"], "seat by length", figs["seat_by_length"].reading,
-                               html.table(R(t["seat"]), [("seat (0 = seat 1)", "seat"), ("games", "games"),
-                                                         ("wins", "wins"), ("win rate (95% CI)", "rate")]))),
-        ("Game length", html.section(pngs["game_length"], "game length", figs["game_length"].reading)),
     ]
     page = html.page(f"Balance report: {game.title}", meta, find, sections)
     (out_dir / "report.html").write_text(page, encoding="utf-8")
