@@ -1,0 +1,228 @@
+"""Integer constants of the Blade Rondo kernels and the per-game record dtype.
+
+Everything a kernel reads is an int: symbols, zones, phases, table columns, state
+slots and the opcodes of the effect vocabulary. Names here are the single
+definition; ``game.py`` turns data strings into these ints once, at the Python edge.
+
+The machine (one int64 array per runner; kernels get a raw pointer to it):
+
+    [config 0..15 | state STATE0..STATE_END | tables RULES_AT.. | program rows PROG_AT.. |
+     script answers (scenarios) | trace rows]
+"""
+import numpy as np
+
+# --- symbols (a card's type; an action's symbol). Responses answer PHYS/MAGIC/SUPPORT.
+SYM_PHYS, SYM_MAGIC, SYM_SUPPORT, SYM_PREP, SYM_SPECIAL, SYM_BREATH, SYM_CHOICE = 0, 1, 2, 3, 4, 5, 6
+TYPE_NAMES = ("physical", "magic", "support", "preparation", "special", "breathing")
+SYMBOL_NAMES = ("physical", "magic", "support")
+
+# --- card ids: the card number (1..60); the breathing cards are 61..63
+ID_HEAT, ID_PROT, ID_PULSE = 61, 62, 63
+N_IDS = 64
+
+# --- slots: seat p owns global slots 10p..10p+9: 7 swords, then Heating, Protection, Pulse
+SLOTS = 10
+HAND_SLOTS = 7
+SL_HEAT, SL_PROT, SL_PULSE = 7, 8, 9
+BIT_END = 10  # in local-slot masks: END (action phase), pass (responses), none/done (choices)
+GBIT_NONE = 20  # in global-slot masks (subordinates, Set Area cards): none / done
+
+# --- zones of a slot
+Z_OUT, Z_HAND, Z_UP, Z_DOWN, Z_FLIPPED, Z_SET, Z_UNDER, Z_DISCARD = 0, 1, 2, 3, 4, 5, 6, 7
+ZONE_NAMES = ("out", "hand", "play", "face_down", "flipped", "set", "under_seal", "discard")
+
+# --- strategy phases (``fn(phase, m, seat, mask, params)``); the mask's meaning per phase:
+PH_KEEP = 0  # card numbers (bits 1..60) of the seat's deal still to pick from
+PH_BAN = 1  # card numbers of the seat's Mixed Play deck
+PH_ACTION = 2  # local slots 0..9 usable now, BIT_END: end the action phase
+PH_X = 3  # bit x: pay X (Protection's cost, Forge's extra); bit 0 allowed only for a Forge
+PH_RESPOND = 4  # local slots of face-down cards that may answer, BIT_END: pass
+PH_PAY = 5  # bit 0: do not pay (negated), bit 1: pay
+PH_PHOS = 6  # bit 0: keep it, bit 1: use a Phosphorescence (context: S_CTX_A damage, S_CTX_B source seat)
+PH_MODE = 7  # bit i: the i-th action of a choice (Overflowing Carol, the Scream)
+PH_SUB = 8  # global slots of own subordinates, GBIT_NONE: none (optional choices)
+PH_SET_CARD = 9  # global slots of cards in the opponent's Set Area (Dispel Weiss)
+PH_HAND = 10  # local slots of the seat's hand (discard: Machete; reveal: Cleaver), BIT_END: stop revealing
+PH_REVEALED = 11  # local slots of the opponent's revealed cards: the one to discard (Cleaver)
+PH_OPTION = 12  # bit 0: no, bit 1: yes (context S_CTX_OP: the step asking)
+PH_COIN_PLACE = 13  # local hand slots with gold coins that fit, BIT_END: done
+PH_COIN_RETURN = 14  # global slots of own gold-coin Set Area cards, GBIT_NONE: done (when enough)
+PHASE_NAMES = ("keep", "ban", "action", "x", "respond", "pay", "phosphorescence", "mode", "subordinate",
+               "set_card", "hand", "revealed", "option", "coin_place", "coin_return")
+
+# --- setups (kernel modes; game.py maps the setup names)
+SM_DEAL, SM_SPLIT_RANDOM, SM_SPLIT_PICK, SM_FIXED, SM_BAN = 0, 1, 2, 3, 4
+
+# --- end reasons
+END_KO, END_DOUBLE_KO, END_TIMEOUT, END_ILLEGAL, END_SPECIAL = 0, 1, 2, 3, 4
+END_NAMES = ("ko", "double_ko", "timeout", "illegal", "special_win")
+
+# --- parameters, durations, who
+PARAM_ATK, PARAM_DEF, PARAM_VOLT = 0, 1, 2
+PARAM_NAMES = ("attack", "defence", "voltage")
+DUR_PERM, DUR_TURN, DUR_EOT = 0, 1, 2
+WHO_SELF, WHO_OPP = 0, 1
+X_FIXED, X_OPP_HALF_UP, X_OPP_LIFE, X_OPP_SET = 0, 1, 2, 3
+FILTER_ANY, FILTER_DOLL = 0, 1
+GAIN_FIXED, GAIN_DEALT = 0, 1
+
+# --- aura (continuous modifiers while in play): 8 columns
+AU_ATK_DAY, AU_ATK_NIGHT, AU_DEF_DAY, AU_DEF_NIGHT, AU_SUBATK_DAY, AU_SUBATK_NIGHT, AU_PHYS, AU_MAGIC = range(8)
+AURA_W = 8
+AURA_NAMES = ("attack_day", "attack_night", "defence_day", "defence_night", "subordinate_attack_day",
+              "subordinate_attack_night", "physical_damage", "magic_damage")
+
+# --- program rows: op, a, b, c, then, else
+P_OP, P_A, P_B, P_C, P_THEN, P_ELSE = 0, 1, 2, 3, 4, 5
+P_D, P_E = 4, 5  # effect rows (not guards) use the then/else columns as two more arguments
+P_WIDTH = 6
+# conditions (guard the next P_THEN rows; when false run the P_ELSE rows after them instead)
+IF_DAY, IF_NIGHT, IF_DEALT, IF_HAND_EMPTY, IF_DOLLS_AT_LEAST = 1, 2, 3, 4, 5
+IF_NO_DOLL_DISCARD, IF_SYM_USED_BEFORE, IF_OPP_VOLT_AT_LEAST, IF_LIFE_ZERO = 6, 7, 8, 9
+# optional steps that guard the next P_THEN rows ("you may ...; if you do, ...")
+DO_MAY_DISCARD_BREATH, DO_MAY_DISCARD_SUB = 20, 21
+LAST_GUARD = 31  # ops <= LAST_GUARD guard rows
+# effects
+DO_PHYS, DO_MAGIC, DO_DAMAGE, DO_LOSE, DO_GAIN, DO_CHANGE, DO_SET_TO_COST, DO_EXTRA_COST = 32, 33, 34, 35, 36, 37, 38, 39
+DO_COST_MOD, DO_DEALT_MOD, DO_RECV_MOD, DO_THIS_DMG, DO_ATTACH, DO_SUMMON, DO_NEGATE = 40, 41, 42, 43, 44, 45, 46
+DO_NEG_UNLESS_PAY, DO_LOCK_SYMBOL, DO_NEG_SUBS, DO_NEG_ATTACKS, DO_SWAP, DO_SEAL, DO_REVIVE = 47, 48, 49, 50, 51, 52, 53
+DO_OPP_DISCARDS, DO_REVEAL_DISCARD, DO_REUSE, DO_PERFORM, DO_CHOOSE_ONE, DO_SUB_ACTS = 54, 55, 56, 57, 58, 59
+DO_DISCARD_SUB, DO_RETURN_SUB, DO_PAY_EXTRA, DO_DISCARD_SET, DO_WIN = 60, 61, 62, 63, 64
+
+# --- rules vector (rules.toml)
+R_START_LIFE, R_LIFE_CAP, R_PARAM_CAP, R_DAY_MAX, R_SECOND_ATK, R_RESP_COST, R_PROT_MIN = 0, 1, 2, 3, 4, 5, 6
+R_HAND, R_DEAL, R_MAX_TURNS, R_PHOS_CONSUMED, R_SEAL_COUNTS, R_RETAINER_DEF, R_BAN = 7, 8, 9, 10, 11, 12, 13
+R_WIDTH = 16
+
+# --- the machine: config
+M_TRACE_AT, M_TRACE_CAP, M_TRACE_N, M_TRACE_CUT = 0, 1, 2, 3  # trace offset, capacity (rows; 0 = off), used
+M_SCRIPT_AT, M_SCRIPT_N, M_SCRIPT_HEAD = 4, 5, 6  # scripted answers (scenarios): offset, rows, 2 heads
+M_RNG = 8  # 4 slots: the game's xoshiro256** state
+M_N_PROG = 12
+
+# --- state: global
+STATE0 = 16
+S_TURN, S_ACTIVE, S_FIRST, S_DONE, S_WINNER, S_END = 16, 17, 18, 19, 20, 21
+S_SWAP, S_SYM_USED, S_SYM_LOCK, S_NEG_ATTACKS, S_SUBS_NEG = 22, 23, 24, 25, 26
+S_ILL_SEAT, S_ILL_PHASE, S_ILL_VALUE, S_ILL_MASK = 27, 28, 29, 30
+S_COIN_DONE, S_DEPTH, S_ORDER = 31, 32, 33
+S_CTX_OP, S_CTX_CARD, S_CTX_A, S_CTX_B, S_CTX_SEAT = 34, 35, 36, 37, 38  # decision context for strategies
+S_RESP_FRAME = 39  # frame of the action being answered (responses read it)
+S_PHASE = 40  # 0 setup, 1 turn start, 2 action phase, 3 end of turn (strategies may read it)
+S_ACTIONS = 41  # actions declared this turn (cards, subordinates' actions, sub-actions)
+
+# --- state: seat blocks
+SEAT0 = 48
+O_LIFE, O_ATK, O_DEF, O_VOLT = 0, 1, 2, 3  # the dice and the life stone
+O_ATK_T, O_DEF_T, O_SPENT, O_BONUS, O_VOLT_EOT, O_RECV_T = 4, 5, 6, 7, 8, 9
+O_DMGMOD_T = 10  # 2: until end of turn, damage of own physical / magic attacks
+O_COSTMOD_T = 12  # 3: until end of turn, cost of own physical / magic / support actions
+O_HAND, O_UP, O_DOWN, O_FLIPPED, O_DISC = 15, 16, 17, 18, 19  # local slot masks
+O_SET, O_SUBS = 20, 21  # global slot masks: cards in this seat's Set Area; its subordinates
+O_SEALED = 22  # card-id mask of sealed names
+O_ST = 23  # MAX_STATUS counters: attached statuses in effect on this seat
+O_AURA = 31  # AURA_W: sum of the statuses' auras
+O_SAURA = 39  # AURA_W: sum of the subordinates' auras
+O_COINS, O_DOLLS, O_USED, O_BREATH_USED, O_DMG, O_HANDMASK, O_DUP = 47, 48, 49, 50, 51, 52, 53
+O_REVEALED, O_PHOS_USED, O_RESPONDED, O_ATTACKS = 54, 55, 56, 57
+SEAT_W = 64
+MAX_STATUS = 8
+
+# --- state: card slots (20)
+SLOT0 = SEAT0 + 2 * SEAT_W  # 176
+L_CARD, L_ZONE, L_WHERE, L_STATUS, L_SUB, L_HOST, L_STSEAT, L_ORDER = 0, 1, 2, 3, 4, 5, 6, 7
+SLOT_W = 8
+
+# --- state: action frames (nested actions: a card use, a subordinate's action, a sub-action)
+FRAMES = SLOT0 + 2 * SLOTS * SLOT_W  # 336
+F_SEAT, F_CARD, F_SLOT, F_SUB, F_ACTION, F_SYM, F_NEG, F_DEALT = 0, 1, 2, 3, 4, 5, 6, 7
+F_ADJ, F_HALVE, F_NOADD, F_PEND, F_X, F_ATTACK, F_COST, F_KIND = 8, 9, 10, 11, 12, 13, 14, 15
+FRAME_W = 16
+MAX_DEPTH = 6
+K_CARD, K_SUB, K_SUBACTION = 0, 1, 2  # F_KIND
+
+# --- state: drafting (counts per card number, per seat) and a shuffle buffer
+DRAFT = FRAMES + MAX_DEPTH * FRAME_W  # 432
+POOL = DRAFT + 2 * N_IDS  # 560
+POOL_MAX = 80
+STATE_END = POOL + POOL_MAX  # 640
+
+# --- tables
+RULES_AT = STATE_END
+CARDS_AT = RULES_AT + R_WIDTH
+C_NO, C_COST, C_LIMITED, C_TYPE, C_COINS, C_RESP, C_RESPIF, C_RESPIF_N = 0, 1, 2, 3, 4, 5, 6, 7
+C_FORGE, C_FORGE_N, C_SAC, C_SAC_N, C_EFF, C_EFF_N, C_AFTER, C_AFTER_N = 8, 9, 10, 11, 12, 13, 14, 15
+C_IMM, C_IMM_N, C_SUMMON, C_SETAS, C_NORESP, C_SACCHK, C_ALCH, C_ATTACK = 16, 17, 18, 19, 20, 21, 22, 23
+C_BREATH, C_PROV, C_EXISTS, C_DOLL, C_XCOST, C_FORGE_X = 24, 25, 26, 27, 28, 29
+C_WIDTH = 32
+SUBS_AT = CARDS_AT + N_IDS * C_WIDTH
+SB_CARD, SB_ATK_DAY, SB_ATK_NIGHT, SB_ATK_YOURS, SB_DEF, SB_DOLL, SB_NACT = 0, 1, 2, 3, 4, 5, 6
+SB_ACT = 7  # 4 action ids
+SB_AURA = 11  # AURA_W
+SB_WIDTH = 20
+MAX_SUBS = 24
+STATUS_AT = SUBS_AT + MAX_SUBS * SB_WIDTH
+ST_TOS, ST_TOS_N, ST_NOGAIN, ST_PHOS, ST_SEAL = 0, 1, 2, 3, 4
+ST_AURA = 5  # AURA_W
+ST_WIDTH = 16
+ACTIONS_AT = STATUS_AT + MAX_STATUS * ST_WIDTH
+A_SYM, A_SYM_NIGHT, A_COST, A_PROG, A_PROG_N, A_NCH, A_ATTACK = 0, 1, 2, 3, 4, 5, 6
+A_CH = 7  # 4 action ids of a choice
+A_WIDTH = 12
+MAX_ACTIONS = 48
+SETUP_AT = ACTIONS_AT + MAX_ACTIONS * A_WIDTH
+SU_MODE, SU_N0, SU_N1, SU_FIRST = 0, 1, 2, 3
+SU_LIST0 = 8  # POOL_MAX card ids
+SU_LIST1 = SU_LIST0 + POOL_MAX
+SETUP_W = SU_LIST1 + POOL_MAX
+# strategy hints per card id (derived from the data by game.py for the heuristics, never read by rules)
+HINTS_AT = SETUP_AT + SETUP_W
+H_PHYS, H_MAGIC, H_MAGIC_X, H_ATK_PERM, H_ATK_TURN, H_DEF, H_HEAL, H_KIND = 0, 1, 2, 3, 4, 5, 6, 7
+H_WIDTH = 8
+HINT_NONE, HINT_ATTACK, HINT_BUFF, HINT_HEAL, HINT_SUMMON, HINT_RESPONSE, HINT_DEFENCE, HINT_OTHER = range(8)
+PROG_AT = HINTS_AT + N_IDS * H_WIDTH
+
+# --- trace events: rows of (turn, seat, code, a, b, c)
+EV_TURN, EV_BURST, EV_USE, EV_FACE_DOWN, EV_RESPOND, EV_NEGATED, EV_PAY, EV_DAMAGE = 1, 2, 3, 4, 5, 6, 7, 8
+EV_LOSE, EV_GAIN, EV_PARAM, EV_ATTACH, EV_SUMMON, EV_SUBACT, EV_PHOS, EV_DISCARD = 9, 10, 11, 12, 13, 14, 15, 16
+EV_SEAL, EV_REVIVE, EV_SWAP, EV_COIN_PLACE, EV_COIN_RETURN, EV_END, EV_KO, EV_ILLEGAL = 17, 18, 19, 20, 21, 22, 23, 24
+EV_WIN, EV_MODE, EV_REUSE, EV_RETURN, EV_KEEP, EV_BAN, EV_LOCK, EV_NEG_SUBS = 25, 26, 27, 28, 29, 30, 31, 32
+EV_NEG_ATTACKS, EV_ATTACK, EV_EXTRA_COST, EV_HAND, EV_FIRST, EV_TIMEOUT, EV_REVEAL = 33, 34, 35, 36, 37, 38, 39
+EV_TAX_REFUSED, EV_SACRIFICE, EV_BLOCKED = 40, 41, 42
+TRACE_W = 6
+DMG_PHYS, DMG_MAGIC, DMG_DIRECT = 0, 1, 2
+
+# --- one row per game: the column names downstream
+record_dt = np.dtype(
+    [
+        ("game", np.int64),
+        ("winner", np.int8),  # seat 0/1, -1 draw or timeout
+        ("end_reason", np.int8),  # END_*
+        ("turns", np.int16),  # turns played (both players' turns)
+        ("first", np.int8),  # seat that moved first
+        ("strategy0", np.int8),
+        ("strategy1", np.int8),
+        ("day_night", np.int8),  # 0 Day, 1 Night when the game ended
+        ("life0", np.int16),
+        ("life1", np.int16),
+        ("hand0", np.uint64),  # bit n: the 7-card hand holds card No.n
+        ("hand1", np.uint64),
+        ("dup0", np.uint64),  # bit n: ... holds two copies of No.n
+        ("dup1", np.uint64),
+        ("used0", np.uint64),  # bit n: card No.n was used at least once (face up or face down)
+        ("used1", np.uint64),
+        ("sealed0", np.uint64),  # bit n: No.n was sealed for this seat
+        ("sealed1", np.uint64),
+        ("breath0", np.uint8),  # bits 0..2: Heating, Protection, Pulse used at least once
+        ("breath1", np.uint8),
+        ("dmg0", np.int16),  # damage dealt by the seat to the opponent
+        ("dmg1", np.int16),
+        ("atk0", np.int8),  # the dice at the end
+        ("atk1", np.int8),
+        ("def0", np.int8),
+        ("def1", np.int8),
+        ("volt0", np.int8),
+        ("volt1", np.int8),
+    ],
+    align=True,
+)
