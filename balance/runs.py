@@ -53,6 +53,7 @@ class RunSpec:
     overrides: list[str] = field(default_factory=list)
     chunk_size: int = DEFAULT_CHUNK
     plugins: list[str] = field(default_factory=list)
+    options: dict = field(default_factory=dict)  # game options (--set KEY=VALUE, --players N)
 
     def normalised(self) -> "RunSpec":
         if self.games <= 0:
@@ -64,17 +65,19 @@ class RunSpec:
         strategies = list(self.strategies) or ["random"]
         if len(strategies) == 1:
             strategies = strategies * 2
-        if len(strategies) != 2:
-            raise BalanceError(f"--strategy takes one name (both seats) or two (seat 1, seat 2); got {len(strategies)}")
-        params = list(self.strategy_params) or [{}, {}]
-        if len(params) == 1:
-            params = params * 2
         spec = registry.get_game(self.game)
+        most = int(spec.extra.get("max_strategies", 2))
+        if not 2 <= len(strategies) <= most:
+            raise BalanceError(f"--strategy takes one name (every seat) or one per seat (up to {most}); "
+                               f"got {len(strategies)}")
+        params = list(self.strategy_params) or [{} for _ in strategies]
+        if len(params) == 1:
+            params = params * len(strategies)
         return RunSpec(
             game=self.game, games=int(self.games), seed=int(self.seed), setup=self.setup or spec.default_setup,
             strategies=strategies, strategy_params=params, matchup=list(self.matchup) if self.matchup else None,
             data_dir=str(Path(self.data_dir).resolve()) if self.data_dir else None, overrides=list(self.overrides),
-            chunk_size=int(self.chunk_size), plugins=list(self.plugins),
+            chunk_size=int(self.chunk_size), plugins=list(self.plugins), options=dict(self.options),
         )
 
 
@@ -89,7 +92,7 @@ class Prepared:
         mod = self.game.module
         self.data = mod.load_data(spec.data_dir, spec.overrides)
         self.tables = mod.build_tables(self.data)
-        self.settings = {"setup": spec.setup, "matchup": spec.matchup}
+        self.settings = {"setup": spec.setup, "matchup": spec.matchup, "options": dict(spec.options)}
         mod.check_settings(self.tables, self.settings)
         self.strategies = [registry.get_strategy(spec.game, n) for n in spec.strategies]
         self.params = [s.resolve_params(p) for s, p in zip(self.strategies, spec.strategy_params)]

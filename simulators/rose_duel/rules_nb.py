@@ -1,0 +1,1407 @@
+"""Rose-duel rule kernels: setup, a turn, a duel, the Duel of Revolution and the game loop.
+
+Every kernel works on the machine ``m`` (``enums.py``), a raw ``int64*``; strategies get
+the same machine as an array (``v``). A turn follows the rulebook (readings: RULINGS.md):
+
+1. roll a die: 1 a private event (the roller may react, then the others in turn order),
+   the highest face a public event (everyone in turn order from the roller; the first
+   reaction counts), otherwise one action card on another player, who may cancel it;
+2. (3.) a challenge of the Victor (a duel), or for a Victor holding players + 3 goal cards
+   the Duel of Revolution against Akio;
+3. (4.) the status update; (5.) the optional draw.
+
+A duel: spectators claim the two boxes; each phase the duelists allocate focus and pick a
+face-down hit location (skipped after a sword lock), play cards (duelists duelling cards,
+spectators both kinds), roll initiative, attack against defend, resolve the hit (rose: the
+duel is won; body: wounds and a focus point; object: destroyed, its steps), then fatigue.
+"""
+from numba import njit, types
+from numba.types import void
+from numba.types import float64 as f8
+from numba.types import int64 as i8
+
+from simulators.common.memory_nb import MACHINE_PTR, as_machine_nb, unmanaged_nb, unmanaged_view_nb
+from simulators.common.rng_nb import popcount_nb, rand_below_nb, rand_bit_nb, seed_nb
+from simulators.common.strategy import STRATEGY_T
+from simulators.rose_duel.enums import (
+    SCR_DICE_AT, SCR_DICE_N, SCR_DICE_POS, SCR_ERR, SCR_ON,
+    AKIO_AT, AKIO_CARDS_AT, AKIO_HAND, CA_CANCELS, CA_COPIES, CA_DUEL_EFF, CA_DUEL_EFF_N, CA_EFF, CA_EFF_N, CA_TYPE,
+    CA_WIDTH, CARDS_AT, CT_ACTION, D_CNT_FIRST, D_CNT_HIT, D_CNT_LOCK, D_CNT_PARRY, D_CNT_PHASES, D_FIX, D_FIX_LOC,
+    D_NEXT_ATT, D_NO_CARDS, D_OBJ_DONE, D_PHASE, D_RESULT, D_REVOLUTION, D_SIDE0, D_SPEC0, D_SPEC1, D_WINNER_SIDE,
+    DECK, DECK_CAP, DISC, DO_BOTH_COLLAPSE, DO_COLLAPSE, DO_PHASE_CAP, DO_ROSE, DU_BLACK_ROSE, DU_FOCUS, DU_GOAL,
+    DU_NOBILITY, DU_NO, DU_PARRY, DU_STAMINA, DU_STRENGTH, DU_THRUST, DU_WIDTH, DUEL0, DUEL_MASK_AT, DUEL_W,
+    DUELISTS_AT, END_ILLEGAL, END_LAST_STANDING, END_NO_PLAYERS, END_REVOLUTION, END_TIMEOUT, EV_ACTION, EV_AKIO,
+    EV_ATTACK, EV_CANCEL, EV_CHALLENGE, EV_COPIES, EV_DRAW, EV_DUEL_CARD, EV_DUEL_END, EV_EFFECT, EV_EVENT, EV_FATIGUE,
+    EV_FIRST, EV_FOCUS, EV_FOCUS_LOSS, EV_GAME_END, EV_GOAL, EV_HIT_BODY, EV_HIT_OBJECT, EV_HIT_ROSE, EV_ILLEGAL,
+    EV_INITIATIVE, EV_LOCATION, EV_LOCK, EV_NEW_VICTOR, EV_NO_REACTION, EV_NOBILITY, EV_OUT, EV_PARRY, EV_PHASE,
+    EV_POOL_GOAL, EV_REACT, EV_REACT_MASK, EV_REVOLUTION, EV_ROLL, EV_SETUP, EV_SPECTATE, EV_STATUS, EV_TURN,
+    EV_UNANS, EV_UNANS_N, EV_VICTOR, EV_WIDTH, EVD, EVENTS_AT, EVX, EV_CAP, HAND_MAX, HOUSE, LOC_BODY, LOC_OBJ,
+    LOC_ROSE, M_DECK_SIZE, M_EV_SIZE, M_N_EVENTS, M_N_KINDS, M_N_OBJECTS, M_PLAYABLE, M_RNG, M_TRACE_AT,
+    M_TRACE_CAP, M_TRACE_CUT, M_TRACE_N, MAX_KINDS, MAX_SEATS, N_SLOTS, N_STATS, NO, O_CHALLENGES, O_DUEL_WINS,
+    O_DUELIST, O_DUELS, O_FOCUS, O_GOALS, O_HAND, O_HAND_N, O_IN, O_MAXFO, O_MAXST, O_MOD, O_NO_CHALLENGE, O_NOBILITY,
+    O_NOBLE, O_OUT_TURN, O_ROSE_HITS, O_BODY_HITS, O_OBJ_HITS, O_SPECT, O_STAMINA, O_UNARMED, O_USED, O_WAS_VICTOR,
+    OB_EFF, OB_EFF_N, OB_WIDTH, OBJECTS_AT, OP_DISARM, OP_DISCARD, OP_DRAW, OP_DUEL_MOD, OP_FOCUS, OP_GOAL_FROM_POOL,
+    OP_GUARD_ROSE, OP_MODIFIER, OP_NO_CHALLENGE, OP_NOBILITY, OP_PHASE_MOD, OP_STAMINA, P_A, P_B, P_OP, P_WHO,
+    P_WIDTH, PASS_BIT, PH_ACTION, PH_CANCEL, PH_CHALLENGE, PH_DRAW, PH_DUEL_CARD, PH_FOCUS, PH_FOCUS_LOSS, PH_GOAL,
+    PH_LOCATION, PH_REACT, PH_REVOLUTION, PH_SIDE, PH_SPECTATE, PH_TARGET, PROG_AT, R_AKIO_CARDS, R_BLACK_ROSE,
+    R_BOTH_COLLAPSE, R_DIE, R_FOCUS_LOSS, R_HAND_LIMIT, R_HAND_START, R_HOUSE_GOALS_ON_DEFEAT, R_LOCK_SKIPS,
+    R_LOSER_PENALTY, R_MAX_PHASES, R_MAX_TURNS, R_MIN_STAMINA_AFTER, R_REV_OFFSET, R_REV_PLAYERS, R_SPECTATORS,
+    R_STATUS_UPDATE, R_UNPLAYED_GOALS, R_VICTOR_REST, R_WINNER_NOBILITY, R_WOUNDS_PERSIST, RULES_AT, RX_AT,
+    RX_EFF, RX_EFF_N, RX_NOBILITY, RX_WIDTH, S_ACTIONS, S_AKIO, S_CANCELS, S_CTX_CARD, S_CTX_EVENT, S_CTX_PUBLIC,
+    S_CTX_SEAT, S_CUR, S_DECK_N, S_DISC_N, S_DONE, S_DUELS, S_END, S_EVD_N, S_EVENTS, S_EVX_N, S_FIRST,
+    S_HOUSE_DUELIST, S_HOUSE_OUT_TURN, S_HOUSE_START, S_ILLEGAL_SEAT, S_IN_DUEL, S_INVOLVED, S_N_ACTIVE,
+    S_N_PLAYERS, S_POOL, S_REVOLUTIONS, S_TURN, S_VICTOR, S_VICTOR_CHANGES, S_VICTOR_REST, S_WINNER, SEAT0, SEAT_W,
+    SIDE_W, SPLIT_AT, SPLIT_MASK_AT, ST_INIT, ST_PARRY, ST_STRENGTH, ST_THRUST, STATE0, STATE_END, TRACE_W,
+    UNPLAYED_VICTOR, HOUSE_GOALS_WINNER, STATUS_UNINVOLVED, STATUS_TURN_PLAYER, BOTH_COLLAPSE_VICTOR,
+    REV_PLAYERS_ACTIVE, WHO_ALL, WHO_OTHERS, WHO_SELF, WHO_TARGET, X_AKIO, X_ALLOC, X_BASE_P, X_BASE_S, X_BASE_T,
+    X_DMOD, X_DUELIST, X_FOCUS, X_GUARD, X_LOC, X_MAXST, X_PMOD, X_SEAT, X_STAMINA, X_UNARMED, YES,
+)
+
+MP = MACHINE_PTR
+ROWS_T = types.int64[:, ::1]
+N_SHARED = 18  # shared record columns before the per-seat ones (record_dt order)
+STRATS_T = types.UniTuple(STRATEGY_T, MAX_SEATS)
+PARAMS_T = types.float64[:, ::1]
+CHUNK_SIG = types.void(
+    types.int64[::1], types.int64, types.int64, types.uint64[::1], types.int64, types.int64[::1],
+    STRATS_T, PARAMS_T, types.int64[::1], ROWS_T,
+)
+
+
+# ----------------------------------------------------------------------------- small helpers
+@njit(cache=True, inline='always')
+def sb(p):
+    return SEAT0 + p * SEAT_W
+
+
+@njit(cache=True, inline='always')
+def xb(side):
+    return DUEL0 + D_SIDE0 + side * SIDE_W
+
+
+@njit(i8(MP), cache=True)
+def scripted_roll_nb(m):
+    pos = m[SCR_DICE_POS]
+    if pos >= m[SCR_DICE_N]:
+        if m[SCR_ERR] == 0:
+            m[SCR_ERR] = 1  # the script ran out of dice
+        return 1
+    m[SCR_DICE_POS] = pos + 1
+    return m[m[SCR_DICE_AT] + pos]
+
+
+@njit(cache=True, inline='always')
+def roll_nb(m):
+    if m[SCR_ON]:
+        return scripted_roll_nb(m)
+    return 1 + rand_below_nb(m, M_RNG, m[RULES_AT + R_DIE])
+
+
+@njit(cache=True, inline='always')
+def emit_nb(m, seat, code, a, b, c):
+    """Append one event row to the trace (no-op when tracing is off)."""
+    cap = m[M_TRACE_CAP]
+    if cap == 0:
+        return
+    n = m[M_TRACE_N]
+    if n >= cap:
+        m[M_TRACE_CUT] = 1
+        return
+    at = m[M_TRACE_AT] + n * TRACE_W
+    m[at] = m[S_TURN]
+    m[at + 1] = seat
+    m[at + 2] = code
+    m[at + 3] = a
+    m[at + 4] = b
+    m[at + 5] = c
+    m[M_TRACE_N] = n + 1
+
+
+@njit(cache=True, inline='always')
+def card_nb(m, k, col):
+    return m[CARDS_AT + k * CA_WIDTH + col]
+
+
+@njit(cache=True, inline='always')
+def duelist_nb(m, d, col):
+    return m[DUELISTS_AT + d * DU_WIDTH + col]
+
+
+@njit(cache=True, inline='always')
+def goal_bit_nb(m, d):
+    """Bit of duelist ``d``'s goal card (0: none)."""
+    if d < 0:
+        return 0
+    g = m[DUELISTS_AT + d * DU_WIDTH + DU_GOAL]
+    return (1 << g) if g >= 0 else 0
+
+
+@njit(cache=True, inline='always')
+def hand_mask_nb(m, p, kinds):
+    """Hand slots of seat ``p`` holding a card whose kind bit is in ``kinds``."""
+    b = sb(p)
+    r = 0
+    for i in range(m[b + O_HAND_N]):
+        if (kinds >> m[b + O_HAND + i]) & 1:
+            r |= 1 << i
+    return r
+
+
+@njit(cache=True, inline='always')
+def next_active_nb(m, p):
+    """The next seat after ``p`` (to the right) still in the game (``p`` itself if alone)."""
+    n = m[S_N_PLAYERS]
+    q = p
+    for _ in range(n):
+        q = q + 1 if q + 1 < n else 0
+        if m[sb(q) + O_IN]:
+            return q
+    return p
+
+
+@njit(void(MP, i8, i8, i8), cache=True)
+def illegal_nb(m, seat, phase, value):
+    """A strategy chose outside its mask: the game stops after this step, recorded as END_ILLEGAL."""
+    if not m[S_DONE]:
+        m[S_DONE] = 1
+        m[S_END] = END_ILLEGAL
+        m[S_WINNER] = -1
+        m[S_ILLEGAL_SEAT] = seat
+        emit_nb(m, seat, EV_ILLEGAL, phase, value, 0)
+
+
+@njit(i8(MP, i8, i8), cache=True)
+def house_choice_nb(m, phase, mask):
+    """The house's fixed policy (the house Victor, a house Akio; rules, not a strategy): an even
+    thrust/parry split, aim at the rose, play any card, take the lowest option otherwise."""
+    if phase == PH_FOCUS:
+        f = 0
+        while f < 9 and (m[SPLIT_MASK_AT + f + 1] & mask) == mask:
+            f += 1
+        # the focus total f is the largest whose valid set is the mask; pick t = ceil(f/2), p = f//2
+        t = (f + 1) // 2
+        for k in range(55):
+            if (mask >> k) & 1 and m[SPLIT_AT + 2 * k] == t and m[SPLIT_AT + 2 * k + 1] == f - t:
+                return k
+    if phase == PH_LOCATION and mask & 1:
+        return 0
+    if phase == PH_CHALLENGE or phase == PH_REVOLUTION or phase == PH_DRAW:
+        return YES if (mask >> YES) & 1 else NO
+    low = mask & ~(1 << PASS_BIT)
+    if low:
+        return rand_bit_nb(m, M_RNG, low & -low)
+    return PASS_BIT
+
+
+@njit(cache=True, inline='always')
+def ask_nb(m, v, seat, phase, mask, strats, params):
+    """The seat's choice for a decision: its strategy (the house: ``house_choice_nb``). An
+    illegal answer ends the game (END_ILLEGAL) and the lowest legal option stands in."""
+    if seat >= HOUSE or seat < 0:
+        return house_choice_nb(m, phase, mask)
+    c = strats[seat](phase, v, seat, mask, params[seat])
+    if c < 0 or c > 62 or (mask >> c) & 1 == 0:
+        illegal_nb(m, seat, phase, c)
+        low = mask & -mask
+        c = 0
+        while (low >> c) > 1:
+            c += 1
+    return c
+
+
+# ----------------------------------------------------------------------------- cards and goals
+@njit(void(MP), cache=True)
+def shuffle_deck_nb(m):
+    n = m[S_DECK_N]
+    for i in range(n - 1, 0, -1):
+        j = rand_below_nb(m, M_RNG, i + 1)
+        t = m[DECK + i]
+        m[DECK + i] = m[DECK + j]
+        m[DECK + j] = t
+
+
+@njit(i8(MP, i8), cache=True)
+def draw_card_nb(m, p):
+    """Seat ``p`` draws the top card (the discard pile is reshuffled when the deck is empty); -1: none."""
+    if m[S_DECK_N] == 0:
+        nd = m[S_DISC_N]
+        for i in range(nd):
+            m[DECK + i] = m[DISC + i]
+        m[S_DECK_N] = nd
+        m[S_DISC_N] = 0
+        shuffle_deck_nb(m)
+    b = sb(p)
+    if m[S_DECK_N] == 0 or m[b + O_HAND_N] >= HAND_MAX:
+        return -1
+    m[S_DECK_N] -= 1
+    k = m[DECK + m[S_DECK_N]]
+    m[b + O_HAND + m[b + O_HAND_N]] = k
+    m[b + O_HAND_N] += 1
+    return k
+
+
+@njit(i8(MP, i8, i8, i8), cache=True)
+def take_from_hand_nb(m, p, slot, to_discard):
+    """Remove hand slot ``slot`` of seat ``p`` (the last card fills the hole); return its kind."""
+    b = sb(p)
+    k = m[b + O_HAND + slot]
+    n = m[b + O_HAND_N] - 1
+    m[b + O_HAND + slot] = m[b + O_HAND + n]
+    m[b + O_HAND_N] = n
+    if to_discard and m[S_DISC_N] < DECK_CAP:
+        m[DISC + m[S_DISC_N]] = k
+        m[S_DISC_N] += 1
+    return k
+
+
+@njit(cache=True, inline='always')
+def deck_left_nb(m):
+    return m[S_DECK_N] + m[S_DISC_N]
+
+
+@njit(i8(MP), cache=True)
+def most_goals_nb(m):
+    """The active player with the most goal cards (ties: more Nobility, then the first in turn order
+    from the current player); -1 when nobody is left."""
+    best = -1
+    bg = -1
+    bn = -1
+    n = m[S_N_PLAYERS]
+    p = m[S_CUR]
+    for _ in range(n):
+        if m[sb(p) + O_IN]:
+            g = popcount_nb(m[sb(p) + O_GOALS])
+            nb = m[sb(p) + O_NOBILITY]
+            if g > bg or (g == bg and nb > bn):
+                best = p
+                bg = g
+                bn = nb
+        p = p + 1 if p + 1 < n else 0
+    return best
+
+
+@njit(void(MP, i8), cache=True)
+def return_goals_nb(m, p):
+    """Seat ``p``'s goal cards go back to the players whose duelists they belong to (the pool when
+    that player is out or nobody plays the duelist)."""
+    g = m[sb(p) + O_GOALS]
+    m[sb(p) + O_GOALS] = 0
+    for q in range(m[S_N_PLAYERS]):
+        if m[sb(q) + O_IN]:
+            own = goal_bit_nb(m, m[sb(q) + O_DUELIST]) & g
+            m[sb(q) + O_GOALS] |= own
+            g &= ~own
+    m[S_POOL] |= g
+
+
+@njit(void(MP, i8), cache=True)
+def set_victor_nb(m, p):
+    if m[S_VICTOR] != p:
+        m[S_VICTOR_CHANGES] += 1
+    m[S_VICTOR] = p
+    if p >= 0 and p < HOUSE:
+        m[sb(p) + O_WAS_VICTOR] = 1
+    emit_nb(m, p, EV_NEW_VICTOR, m[sb(p) + O_DUELIST] if p >= 0 else -1, 0, 0)
+
+
+@njit(void(MP), cache=True)
+def check_end_nb(m):
+    """Fewer than two players left ends the game (the last one standing wins)."""
+    if m[S_DONE]:
+        return
+    if m[S_N_ACTIVE] == 1:
+        for p in range(m[S_N_PLAYERS]):
+            if m[sb(p) + O_IN]:
+                m[S_WINNER] = p
+        m[S_DONE] = 1
+        m[S_END] = END_LAST_STANDING
+        emit_nb(m, m[S_WINNER], EV_GAME_END, END_LAST_STANDING, 0, 0)
+    elif m[S_N_ACTIVE] <= 0:
+        m[S_DONE] = 1
+        m[S_END] = END_NO_PLAYERS
+        m[S_WINNER] = -1
+        emit_nb(m, -1, EV_GAME_END, END_NO_PLAYERS, 0, 0)
+
+
+@njit(void(MP, i8), cache=True)
+def remove_player_nb(m, p):
+    """Nobility 0 (or a lost Revolution): the player leaves; its hand is discarded, its goal cards go
+    back to their owners; a Victor who leaves is replaced by the player with the most goal cards."""
+    b = sb(p)
+    if not m[b + O_IN]:
+        return
+    m[b + O_IN] = 0
+    m[b + O_OUT_TURN] = m[S_TURN] + 1
+    m[S_N_ACTIVE] -= 1
+    emit_nb(m, p, EV_OUT, m[b + O_NOBILITY], 0, 0)
+    while m[b + O_HAND_N] > 0:
+        take_from_hand_nb(m, p, 0, 1)
+    return_goals_nb(m, p)
+    if m[S_VICTOR] == p:
+        set_victor_nb(m, most_goals_nb(m))
+    check_end_nb(m)
+
+
+@njit(void(MP, i8, i8), cache=True)
+def change_nobility_nb(m, p, by):
+    if p < 0 or p >= HOUSE or not m[sb(p) + O_IN]:
+        return
+    b = sb(p)
+    m[b + O_NOBILITY] = max(m[b + O_NOBILITY] + by, 0)
+    emit_nb(m, p, EV_NOBILITY, by, m[b + O_NOBILITY], 0)
+    if m[b + O_NOBILITY] == 0:
+        remove_player_nb(m, p)
+
+
+# ----------------------------------------------------------------------------- the effect interpreter
+@njit(cache=True, inline='always')
+def side_of_nb(m, p):
+    """The duel side seat ``p`` fights on (-1: not duelling)."""
+    if not m[S_IN_DUEL]:
+        return -1
+    if m[xb(0) + X_SEAT] == p and not m[xb(0) + X_AKIO]:
+        return 0
+    if m[xb(1) + X_SEAT] == p and not m[xb(1) + X_AKIO]:
+        return 1
+    return -1
+
+
+@njit(void(MP, i8, i8, i8), cache=True)
+def seat_step_nb(m, row, p, src):
+    """One step on seat ``p`` (outside a duel, or a step of a player who is not duelling)."""
+    op = m[row + P_OP]
+    a = m[row + P_A]
+    by = m[row + P_B]
+    b = sb(p)
+    if p < 0 or p > HOUSE or (p < HOUSE and not m[b + O_IN]):
+        return
+    emit_nb(m, p, EV_EFFECT, op, a, by)
+    s = side_of_nb(m, p)
+    if s >= 0 and (op == OP_STAMINA or op == OP_FOCUS or op == OP_DISARM or op == OP_PHASE_MOD
+                   or op == OP_DUEL_MOD or op == OP_GUARD_ROSE):
+        x = xb(s)
+        if op == OP_STAMINA:
+            m[x + X_STAMINA] = min(m[x + X_STAMINA] + by, m[b + O_MAXST])
+        elif op == OP_FOCUS:
+            m[x + X_FOCUS] = min(max(m[x + X_FOCUS] + by, 0), m[b + O_MAXFO])
+        elif op == OP_DISARM:
+            m[x + X_UNARMED] = 1
+        elif op == OP_PHASE_MOD:
+            m[x + X_PMOD + a] += by
+        elif op == OP_DUEL_MOD:
+            m[x + X_DMOD + a] += by
+        else:
+            m[x + X_GUARD] = 1
+        return
+    if op == OP_STAMINA:
+        m[b + O_STAMINA] = min(max(m[b + O_STAMINA] + by, 1), m[b + O_MAXST])
+    elif op == OP_FOCUS:
+        m[b + O_FOCUS] = min(max(m[b + O_FOCUS] + by, 0), m[b + O_MAXFO])
+    elif op == OP_NOBILITY:
+        change_nobility_nb(m, p, by)
+    elif op == OP_MODIFIER or op == OP_PHASE_MOD or op == OP_DUEL_MOD:
+        m[b + O_MOD + a] += by  # outside a duel every modifier is a lasting one
+    elif op == OP_DISARM:
+        m[b + O_UNARMED] = 1
+    elif op == OP_DRAW:
+        if p < HOUSE:
+            for _ in range(by):
+                if m[b + O_HAND_N] < m[RULES_AT + R_HAND_LIMIT]:
+                    draw_card_nb(m, p)
+    elif op == OP_DISCARD:
+        if p < HOUSE:
+            for _ in range(by):
+                if m[b + O_HAND_N] > 0:
+                    take_from_hand_nb(m, p, rand_below_nb(m, M_RNG, m[b + O_HAND_N]), 1)
+    elif op == OP_GOAL_FROM_POOL:
+        pool = m[S_POOL]
+        if pool:
+            g = pool & -pool
+            m[S_POOL] = pool & ~g
+            m[b + O_GOALS] |= g
+            emit_nb(m, p, EV_POOL_GOAL, g, 0, 0)
+    elif op == OP_NO_CHALLENGE:
+        m[b + O_NO_CHALLENGE] += by
+
+
+@njit(void(MP, i8, i8, i8, i8), cache=True)
+def run_steps_nb(m, start, n, self_seat, target_seat):
+    """Run program rows ``start .. start+n-1`` with ``self`` and ``target`` seats."""
+    for i in range(n):
+        row = PROG_AT + (start + i) * P_WIDTH
+        who = m[row + P_WHO]
+        if who == WHO_SELF:
+            seat_step_nb(m, row, self_seat, 0)
+        elif who == WHO_TARGET:
+            seat_step_nb(m, row, target_seat, 0)
+        else:
+            for q in range(m[S_N_PLAYERS]):
+                if who == WHO_ALL or q != self_seat:
+                    seat_step_nb(m, row, q, 0)
+            if m[S_VICTOR] == HOUSE and (who == WHO_ALL or self_seat != HOUSE) and m[S_IN_DUEL] and \
+                    side_of_nb(m, HOUSE) >= 0:
+                seat_step_nb(m, row, HOUSE, 0)
+
+
+@njit(void(MP, i8, i8, i8, i8), cache=True)
+def run_duel_steps_nb(m, start, n, self_side, target_side):
+    """Duel steps with ``self``/``target`` as duel sides (Akio included: its side has no seat block)."""
+    for i in range(n):
+        row = PROG_AT + (start + i) * P_WIDTH
+        who = m[row + P_WHO]
+        for s in range(2):
+            hit = (who == WHO_SELF and s == self_side) or (who == WHO_TARGET and s == target_side) or who == WHO_ALL \
+                or (who == WHO_OTHERS and s != self_side)
+            if not hit:
+                continue
+            x = xb(s)
+            op = m[row + P_OP]
+            a = m[row + P_A]
+            by = m[row + P_B]
+            emit_nb(m, m[x + X_SEAT], EV_EFFECT, op, a, by)
+            cap_st = m[x + X_MAXST]
+            if op == OP_STAMINA:
+                m[x + X_STAMINA] = min(m[x + X_STAMINA] + by, cap_st)
+            elif op == OP_FOCUS:
+                m[x + X_FOCUS] = max(m[x + X_FOCUS] + by, 0)
+            elif op == OP_PHASE_MOD:
+                m[x + X_PMOD + a] += by
+            elif op == OP_DUEL_MOD or op == OP_MODIFIER:
+                m[x + X_DMOD + a] += by
+            elif op == OP_DISARM:
+                m[x + X_UNARMED] = 1
+            elif op == OP_GUARD_ROSE:
+                m[x + X_GUARD] = 1
+            elif not m[x + X_AKIO]:
+                seat_step_nb(m, row, m[x + X_SEAT], 0)
+
+
+# ----------------------------------------------------------------------------- a duel
+@njit(void(MP, i8, i8, i8, i8), cache=True)
+def load_side_nb(m, side, seat, akio, akio_seat):
+    x = xb(side)
+    for i in range(SIDE_W):
+        m[x + i] = 0
+    if akio:
+        m[x + X_SEAT] = akio_seat
+        m[x + X_AKIO] = 1
+        m[x + X_DUELIST] = -1
+        m[x + X_BASE_T] = m[AKIO_AT + DU_THRUST]
+        m[x + X_BASE_P] = m[AKIO_AT + DU_PARRY]
+        m[x + X_BASE_S] = m[AKIO_AT + DU_STRENGTH]
+        m[x + X_STAMINA] = m[AKIO_AT + DU_STAMINA]
+        m[x + X_MAXST] = m[AKIO_AT + DU_STAMINA]
+        m[x + X_FOCUS] = m[AKIO_AT + DU_FOCUS]
+    else:
+        b = sb(seat)
+        d = m[b + O_DUELIST]
+        m[x + X_SEAT] = seat
+        m[x + X_DUELIST] = d
+        m[x + X_BASE_T] = duelist_nb(m, d, DU_THRUST)
+        m[x + X_BASE_P] = duelist_nb(m, d, DU_PARRY)
+        m[x + X_BASE_S] = duelist_nb(m, d, DU_STRENGTH)
+        m[x + X_STAMINA] = m[b + O_STAMINA]
+        m[x + X_MAXST] = m[b + O_MAXST]
+        m[x + X_FOCUS] = m[b + O_FOCUS]
+        for st in range(N_STATS):
+            m[x + X_DMOD + st] = m[b + O_MOD + st]  # lasting modifiers from action cards
+        m[x + X_UNARMED] = 1 if m[b + O_UNARMED] else 0
+        m[b + O_UNARMED] = 0
+    m[x + X_LOC] = LOC_ROSE
+
+
+@njit(cache=True, inline='always')
+def mod_nb(m, x, st):
+    return m[x + X_PMOD + st] + m[x + X_DMOD + st]
+
+
+@njit(i8(MP, i8, i8), cache=True)
+def duel_card_mask_nb(m, seat, spectator):
+    """Hand slots ``seat`` may play in the duel now: duelling cards; a spectator also action cards
+    with duel steps."""
+    kinds = m[DUEL_MASK_AT] | (m[DUEL_MASK_AT + 1] if spectator else 0)
+    return hand_mask_nb(m, seat, kinds)
+
+
+@njit(void(MP, i8[::1], i8, i8, STRATS_T, PARAMS_T), cache=True)
+def play_duel_card_nb(m, v, side, spectator_seat, strats, params):
+    """One card from a duelist (``spectator_seat`` < 0) or a spectator (which side it helps: asked)."""
+    if spectator_seat >= 0:
+        p = spectator_seat
+        mask = duel_card_mask_nb(m, p, True)
+        if mask == 0:
+            return
+        c = ask_nb(m, v, p, PH_DUEL_CARD, mask | (1 << PASS_BIT), strats, params)
+        if c == PASS_BIT:
+            return
+        side = ask_nb(m, v, p, PH_SIDE, 3, strats, params)
+        k = take_from_hand_nb(m, p, c, 1)
+    else:
+        x = xb(side)
+        p = m[x + X_SEAT]
+        if m[x + X_AKIO]:
+            mask = 0
+            for i in range(HAND_MAX):
+                if m[AKIO_HAND + i] >= 0:
+                    mask |= 1 << i
+            if mask == 0:
+                return
+            c = ask_nb(m, v, p, PH_DUEL_CARD, mask | (1 << PASS_BIT), strats, params)
+            if c == PASS_BIT:
+                return
+            k = m[AKIO_HAND + c]
+            m[AKIO_HAND + c] = -1
+        else:
+            if p >= HOUSE:
+                return
+            mask = hand_mask_nb(m, p, m[DUEL_MASK_AT])
+            if mask == 0:
+                return
+            c = ask_nb(m, v, p, PH_DUEL_CARD, mask | (1 << PASS_BIT), strats, params)
+            if c == PASS_BIT:
+                return
+            k = take_from_hand_nb(m, p, c, 1)
+    if p >= 0 and p < HOUSE:
+        m[sb(p) + O_USED] |= 1 << k
+    emit_nb(m, p, EV_DUEL_CARD, k, side, 0)
+    run_duel_steps_nb(m, card_nb(m, k, CA_DUEL_EFF), card_nb(m, k, CA_DUEL_EFF_N), side, 1 - side)
+
+
+@njit(void(MP, i8[::1], i8, STRATS_T, PARAMS_T), cache=True)
+def prepare_nb(m, v, side, strats, params):
+    """Step 1: the focus allocation (thrust, parry, initiative) and the face-down hit location."""
+    x = xb(side)
+    p = m[x + X_SEAT]
+    f = min(max(m[x + X_FOCUS], 0), 9)
+    fix = DUEL0 + D_FIX + 3 * side
+    if m[fix] >= 0:
+        t = min(m[fix], f)
+        q = min(m[fix + 1], f - t)
+        m[x + X_ALLOC] = t
+        m[x + X_ALLOC + 1] = q
+        m[x + X_ALLOC + 2] = min(m[fix + 2], f - t - q)
+    else:
+        k = ask_nb(m, v, p, PH_FOCUS, m[SPLIT_MASK_AT + f], strats, params)
+        m[x + X_ALLOC] = m[SPLIT_AT + 2 * k]
+        m[x + X_ALLOC + 1] = m[SPLIT_AT + 2 * k + 1]
+        m[x + X_ALLOC + 2] = f - m[SPLIT_AT + 2 * k] - m[SPLIT_AT + 2 * k + 1]
+    emit_nb(m, p, EV_FOCUS, m[x + X_ALLOC], m[x + X_ALLOC + 1], m[x + X_ALLOC + 2])
+    locs = (1 << LOC_ROSE) | (1 << LOC_BODY) | ((((1 << m[M_N_OBJECTS]) - 1) & ~m[DUEL0 + D_OBJ_DONE]) << LOC_OBJ)
+    fl = m[DUEL0 + D_FIX_LOC + side]
+    if fl >= 0 and (locs >> fl) & 1:
+        m[x + X_LOC] = fl
+    else:
+        m[x + X_LOC] = ask_nb(m, v, p, PH_LOCATION, locs, strats, params)
+    emit_nb(m, p, EV_LOCATION, m[x + X_LOC], side, 0)
+
+
+@njit(i8(MP, i8), cache=True)
+def collapse_check_nb(m, loser_hint):
+    """After wounds: 1 + the side that collapsed (3: both), 0 none."""
+    c0 = m[xb(0) + X_STAMINA] <= 0
+    c1 = m[xb(1) + X_STAMINA] <= 0
+    return (1 if c0 else 0) | (2 if c1 else 0)
+
+
+@njit(void(MP, i8), cache=True)
+def end_by_collapse_nb(m, both):
+    """Record the duel's end from the collapse bits ``both`` (1: side 0, 2: side 1, 3: both)."""
+    if both == 3:
+        if m[RULES_AT + R_BOTH_COLLAPSE] == BOTH_COLLAPSE_VICTOR:
+            m[DUEL0 + D_RESULT] = DO_COLLAPSE
+            m[DUEL0 + D_WINNER_SIDE] = 1
+        else:
+            m[DUEL0 + D_RESULT] = DO_BOTH_COLLAPSE
+            m[DUEL0 + D_WINNER_SIDE] = -1
+    else:
+        m[DUEL0 + D_RESULT] = DO_COLLAPSE
+        m[DUEL0 + D_WINNER_SIDE] = 1 if both == 1 else 0
+
+
+@njit(void(MP, i8[::1], STRATS_T, PARAMS_T), cache=True)
+def fight_nb(m, v, strats, params):
+    """The phases of a duel whose sides and spectators are loaded; sets D_RESULT and D_WINNER_SIDE."""
+    d = DUEL0
+    m[d + D_NEXT_ATT] = -1
+    m[d + D_WINNER_SIDE] = -1
+    m[d + D_RESULT] = DO_PHASE_CAP
+    max_ph = m[RULES_AT + R_MAX_PHASES]
+    first = True
+    for ph in range(max_ph):
+        m[d + D_PHASE] = ph
+        emit_nb(m, -1, EV_PHASE, ph + 1, m[xb(0) + X_STAMINA], m[xb(1) + X_STAMINA])
+        skip = m[d + D_NEXT_ATT] >= 0 and m[RULES_AT + R_LOCK_SKIPS]
+        for s in range(2):
+            x = xb(s)
+            for st in range(N_STATS):
+                m[x + X_PMOD + st] = 0
+            m[x + X_GUARD] = 0
+        if not skip:
+            prepare_nb(m, v, 0, strats, params)
+            prepare_nb(m, v, 1, strats, params)
+        if not m[d + D_NO_CARDS]:
+            play_duel_card_nb(m, v, 0, -1, strats, params)
+            play_duel_card_nb(m, v, 1, -1, strats, params)
+            for sp in range(2):
+                q = m[d + D_SPEC0 + sp]
+                if q >= 0 and m[sb(q) + O_IN]:
+                    play_duel_card_nb(m, v, 0, q, strats, params)
+        if m[d + D_NEXT_ATT] >= 0:
+            att = m[d + D_NEXT_ATT]
+        else:
+            x0 = xb(0)
+            x1 = xb(1)
+            att = -1
+            for _ in range(50):
+                r0 = roll_nb(m) + m[x0 + X_ALLOC + 2] + mod_nb(m, x0, ST_INIT)
+                r1 = roll_nb(m) + m[x1 + X_ALLOC + 2] + mod_nb(m, x1, ST_INIT)
+                emit_nb(m, -1, EV_INITIATIVE, r0, r1, 0)
+                if r0 != r1:
+                    att = 0 if r0 > r1 else 1
+                    break
+            if att < 0:
+                att = 0
+        m[d + D_NEXT_ATT] = -1
+        xa = xb(att)
+        xd = xb(1 - att)
+        thrust = m[xa + X_BASE_T] + mod_nb(m, xa, ST_THRUST)
+        if not m[xa + X_UNARMED]:
+            thrust += m[xa + X_ALLOC]
+        a = thrust + roll_nb(m)
+        df = m[xd + X_BASE_P] + m[xd + X_ALLOC + 1] + mod_nb(m, xd, ST_PARRY) + roll_nb(m)
+        emit_nb(m, m[xa + X_SEAT], EV_ATTACK, att, a, df)
+        m[d + D_CNT_PHASES] += 1
+        if a > df:
+            m[d + D_CNT_HIT] += 1
+            if first:
+                m[d + D_CNT_FIRST] += 1
+            loc = m[xa + X_LOC]
+            if loc == LOC_ROSE and m[xd + X_GUARD]:
+                loc = LOC_BODY
+            pa = m[xa + X_SEAT]
+            if loc == LOC_ROSE:
+                emit_nb(m, pa, EV_HIT_ROSE, att, 0, 0)
+                if not m[xa + X_AKIO] and pa < HOUSE:
+                    m[sb(pa) + O_ROSE_HITS] += 1
+                m[d + D_RESULT] = DO_ROSE
+                m[d + D_WINNER_SIDE] = att
+                return
+            if loc == LOC_BODY:
+                w = a - df
+                m[xd + X_STAMINA] -= w
+                emit_nb(m, pa, EV_HIT_BODY, att, w, m[xd + X_STAMINA])
+                if not m[xa + X_AKIO] and pa < HOUSE:
+                    m[sb(pa) + O_BODY_HITS] += 1
+                if m[xd + X_STAMINA] > 0 and m[RULES_AT + R_FOCUS_LOSS]:
+                    boxes = 0
+                    for bx in range(3):
+                        if m[xd + X_ALLOC + bx] > 0:
+                            boxes |= 1 << bx
+                    if boxes:
+                        bx = ask_nb(m, v, m[xd + X_SEAT], PH_FOCUS_LOSS, boxes, strats, params)
+                        m[xd + X_ALLOC + bx] -= 1
+                        m[xd + X_FOCUS] -= 1
+                        emit_nb(m, m[xd + X_SEAT], EV_FOCUS_LOSS, bx, m[xd + X_FOCUS], 0)
+            else:
+                o = loc - LOC_OBJ
+                m[d + D_OBJ_DONE] |= 1 << o
+                emit_nb(m, pa, EV_HIT_OBJECT, att, o, 0)
+                if not m[xa + X_AKIO] and pa < HOUSE:
+                    m[sb(pa) + O_OBJ_HITS] += 1
+                at = OBJECTS_AT + o * OB_WIDTH
+                run_duel_steps_nb(m, m[at + OB_EFF], m[at + OB_EFF_N], att, 1 - att)
+            c = collapse_check_nb(m, 1 - att)
+            if c:
+                end_by_collapse_nb(m, c)
+                return
+        elif a < df:
+            m[d + D_CNT_PARRY] += 1
+            if first:
+                m[d + D_CNT_FIRST + 2] += 1
+            emit_nb(m, m[xd + X_SEAT], EV_PARRY, 1 - att, 0, 0)
+        else:
+            m[d + D_CNT_LOCK] += 1
+            if first:
+                m[d + D_CNT_FIRST + 1] += 1
+            w = 0
+            for _ in range(50):
+                l0 = m[xb(0) + X_BASE_S] + mod_nb(m, xb(0), ST_STRENGTH) + roll_nb(m)
+                l1 = m[xb(1) + X_BASE_S] + mod_nb(m, xb(1), ST_STRENGTH) + roll_nb(m)
+                emit_nb(m, -1, EV_LOCK, l0, l1, 0)
+                if l0 != l1:
+                    w = 0 if l0 > l1 else 1
+                    break
+            m[d + D_NEXT_ATT] = w
+        first = False
+        # end of phase: fatigue
+        m[xb(0) + X_STAMINA] -= 1
+        m[xb(1) + X_STAMINA] -= 1
+        emit_nb(m, -1, EV_FATIGUE, m[xb(0) + X_STAMINA], m[xb(1) + X_STAMINA], 0)
+        c = collapse_check_nb(m, -1)
+        if c:
+            end_by_collapse_nb(m, c)
+            return
+
+
+@njit(void(MP, i8), cache=True)
+def unload_side_nb(m, side):
+    """Write a duelist's Stamina and Focus back to its seat after the duel (not Akio's)."""
+    x = xb(side)
+    if m[x + X_AKIO]:
+        return
+    p = m[x + X_SEAT]
+    b = sb(p)
+    if m[RULES_AT + R_WOUNDS_PERSIST]:
+        m[b + O_STAMINA] = min(max(m[x + X_STAMINA], m[RULES_AT + R_MIN_STAMINA_AFTER], 1), m[b + O_MAXST])
+        m[b + O_FOCUS] = min(max(m[x + X_FOCUS], 0), m[b + O_MAXFO])
+    else:
+        m[b + O_STAMINA] = m[b + O_MAXST]
+        m[b + O_FOCUS] = m[b + O_MAXFO]
+
+
+@njit(void(MP, i8[::1], i8, i8, STRATS_T, PARAMS_T), cache=True)
+def transfer_nb(m, v, w, l, strats, params):
+    """The winner ``w`` of a duel against ``l``: Nobility, then the loser's goal card (the winner's own
+    back first, then the loser's own, then one of the others by the winner's choice, else the
+    loser's penalty)."""
+    bw = sb(w)
+    bl = sb(l)
+    if w < HOUSE:
+        change_nobility_nb(m, w, m[RULES_AT + R_WINNER_NOBILITY])
+    mine = goal_bit_nb(m, m[bw + O_DUELIST])
+    theirs = goal_bit_nb(m, m[bl + O_DUELIST])
+    held = m[bl + O_GOALS]
+    g = 0
+    if held & mine:
+        g = mine
+    elif held & theirs:
+        g = theirs
+    elif held:
+        g = 1 << ask_nb(m, v, w, PH_GOAL, held, strats, params)
+    if g:
+        m[bl + O_GOALS] &= ~g
+        m[bw + O_GOALS] |= g
+        emit_nb(m, w, EV_GOAL, l, g, 0)
+    elif l < HOUSE:
+        change_nobility_nb(m, l, -m[RULES_AT + R_LOSER_PENALTY])
+
+
+@njit(void(MP, i8[::1], i8, STRATS_T, PARAMS_T), cache=True)
+def challenge_nb(m, v, p, strats, params):
+    """Seat ``p`` challenges the Victor: spectators, the fight, then its consequences."""
+    vi = m[S_VICTOR]
+    d = DUEL0
+    m[S_DUELS] += 1
+    m[sb(p) + O_CHALLENGES] += 1
+    emit_nb(m, p, EV_CHALLENGE, vi, 0, 0)
+    m[d + D_OBJ_DONE] = 0
+    m[d + D_REVOLUTION] = 0
+    load_side_nb(m, 0, p, 0, -1)
+    load_side_nb(m, 1, vi, 0, -1)
+    m[S_IN_DUEL] = 1
+    m[d + D_SPEC0] = -1
+    m[d + D_SPEC1] = -1
+    n_spec = 0
+    q = p
+    for _ in range(m[S_N_PLAYERS] - 1):
+        if n_spec >= m[RULES_AT + R_SPECTATORS]:
+            break
+        q = next_active_nb(m, q)
+        if q == p:
+            break
+        if q == vi:
+            continue
+        if ask_nb(m, v, q, PH_SPECTATE, 3, strats, params) == YES:
+            m[d + D_SPEC0 + n_spec] = q
+            m[sb(q) + O_SPECT] += 1
+            n_spec += 1
+            emit_nb(m, q, EV_SPECTATE, 0, 0, 0)
+    fight_nb(m, v, strats, params)
+    m[S_IN_DUEL] = 0
+    unload_side_nb(m, 0)
+    unload_side_nb(m, 1)
+    for s in range(2):
+        m[sb(m[xb(s) + X_SEAT]) + O_DUELS] += 1
+    ws = m[d + D_WINNER_SIDE]
+    emit_nb(m, m[xb(ws) + X_SEAT] if ws >= 0 else -1, EV_DUEL_END, m[d + D_RESULT], ws, 0)
+    m[S_VICTOR_REST] = m[S_TURN] + m[RULES_AT + R_VICTOR_REST]
+    if ws < 0:
+        return
+    w = m[xb(ws) + X_SEAT]
+    l = m[xb(1 - ws) + X_SEAT]
+    m[sb(w) + O_DUEL_WINS] += 1
+    transfer_nb(m, v, w, l, strats, params)
+    if ws == 0 and m[sb(p) + O_IN]:
+        if l == HOUSE:
+            rest = m[sb(HOUSE) + O_GOALS]
+            m[sb(HOUSE) + O_GOALS] = 0
+            if m[RULES_AT + R_HOUSE_GOALS_ON_DEFEAT] == HOUSE_GOALS_WINNER:
+                m[sb(p) + O_GOALS] |= rest
+            else:
+                m[S_POOL] |= rest
+            m[S_HOUSE_OUT_TURN] = m[S_TURN] + 1
+        set_victor_nb(m, p)
+
+
+@njit(void(MP, i8[::1], i8, STRATS_T, PARAMS_T), cache=True)
+def revolution_nb(m, v, p, strats, params):
+    """The Duel of Revolution of the Victor ``p`` against Akio (played by the best roll among the
+    other players; the house when none is left). No spectators."""
+    d = DUEL0
+    m[S_REVOLUTIONS] += 1
+    m[S_DUELS] += 1
+    emit_nb(m, p, EV_REVOLUTION, popcount_nb(m[sb(p) + O_GOALS]), 0, 0)
+    akio = HOUSE
+    best = -1
+    for _ in range(50):
+        top = 0
+        cands = 0
+        for q in range(m[S_N_PLAYERS]):
+            if q != p and m[sb(q) + O_IN]:
+                r = roll_nb(m)
+                if r > top:
+                    top = r
+                    cands = 1 << q
+                elif r == top:
+                    cands |= 1 << q
+        if cands == 0:
+            break
+        if popcount_nb(cands) == 1:
+            best = rand_bit_nb(m, M_RNG, cands)
+            break
+    if best >= 0:
+        akio = best
+    m[S_AKIO] = akio
+    emit_nb(m, akio, EV_AKIO, 0, 0, 0)
+    for i in range(HAND_MAX):
+        m[AKIO_HAND + i] = m[AKIO_CARDS_AT + i]
+    n_extra = m[RULES_AT + R_AKIO_CARDS]
+    for i in range(HAND_MAX):
+        if n_extra == 0:
+            break
+        if m[AKIO_HAND + i] < 0:
+            if m[S_DECK_N] == 0:
+                break
+            m[S_DECK_N] -= 1
+            m[AKIO_HAND + i] = m[DECK + m[S_DECK_N]]
+            n_extra -= 1
+    m[d + D_OBJ_DONE] = 0
+    m[d + D_REVOLUTION] = 1
+    m[d + D_SPEC0] = -1
+    m[d + D_SPEC1] = -1
+    load_side_nb(m, 0, p, 0, -1)
+    load_side_nb(m, 1, -1, 1, akio)
+    m[S_IN_DUEL] = 1
+    fight_nb(m, v, strats, params)
+    m[S_IN_DUEL] = 0
+    unload_side_nb(m, 0)
+    m[sb(p) + O_DUELS] += 1
+    ws = m[d + D_WINNER_SIDE]
+    emit_nb(m, p if ws == 0 else akio, EV_DUEL_END, m[d + D_RESULT], ws, 1)
+    if ws == 0:
+        m[sb(p) + O_DUEL_WINS] += 1
+        m[S_DONE] = 1
+        m[S_WINNER] = p
+        m[S_END] = END_REVOLUTION
+        emit_nb(m, p, EV_GAME_END, END_REVOLUTION, 0, 0)
+        return
+    remove_player_nb(m, p)  # its goal cards go back; the player with the most becomes the Victor
+
+
+# ----------------------------------------------------------------------------- a turn
+@njit(i8(MP), cache=True)
+def draw_event_nb(m):
+    if m[S_EVD_N] == 0:
+        for i in range(m[S_EVX_N]):
+            m[EVD + i] = m[EVX + i]
+        n = m[S_EVX_N]
+        m[S_EVD_N] = n
+        m[S_EVX_N] = 0
+        for i in range(n - 1, 0, -1):
+            j = rand_below_nb(m, M_RNG, i + 1)
+            t = m[EVD + i]
+            m[EVD + i] = m[EVD + j]
+            m[EVD + j] = t
+    if m[S_EVD_N] == 0:
+        return -1
+    m[S_EVD_N] -= 1
+    e = m[EVD + m[S_EVD_N]]
+    m[EVX + m[S_EVX_N]] = e
+    m[S_EVX_N] += 1
+    return e
+
+
+@njit(i8(MP, i8[::1], i8, i8, STRATS_T, PARAMS_T), cache=True)
+def offer_reaction_nb(m, v, q, e, strats, params):
+    """Ask seat ``q`` to react to event ``e``; returns 1 when it reacted."""
+    if not m[sb(q) + O_IN]:
+        return 0
+    mask = hand_mask_nb(m, q, m[EVENTS_AT + e * EV_WIDTH + EV_REACT_MASK])
+    if mask == 0:
+        return 0
+    c = ask_nb(m, v, q, PH_REACT, mask | (1 << PASS_BIT), strats, params)
+    if c == PASS_BIT:
+        return 0
+    k = take_from_hand_nb(m, q, c, 0)  # the reaction leaves play
+    m[sb(q) + O_USED] |= 1 << k
+    rx = RX_AT + (e * MAX_KINDS + k) * RX_WIDTH
+    nob = m[rx + RX_NOBILITY]
+    emit_nb(m, q, EV_REACT, e, k, nob)
+    m[S_INVOLVED] |= 1 << q
+    if nob > 0:
+        m[sb(q) + O_NOBLE] += 1
+        change_nobility_nb(m, q, nob)
+    run_steps_nb(m, m[rx + RX_EFF], m[rx + RX_EFF_N], q, -1)
+    return 1
+
+
+@njit(void(MP, i8[::1], i8, i8, STRATS_T, PARAMS_T), cache=True)
+def event_nb(m, v, p, public, strats, params):
+    e = draw_event_nb(m)
+    if e < 0:
+        return
+    m[S_EVENTS] += 1
+    m[S_CTX_EVENT] = e
+    m[S_CTX_PUBLIC] = public
+    m[S_INVOLVED] |= 1 << p
+    emit_nb(m, p, EV_EVENT, e, public, 0)
+    done = 0
+    if not public:
+        done = offer_reaction_nb(m, v, p, e, strats, params)
+        m[S_CTX_PUBLIC] = 1  # not answered: shown to the others
+    q = p if public else next_active_nb(m, p)
+    n = m[S_N_PLAYERS]
+    for _ in range(n):
+        if done or m[S_DONE]:
+            break
+        if q != p or public:
+            done = offer_reaction_nb(m, v, q, e, strats, params)
+        q = next_active_nb(m, q)
+        if q == p:
+            break
+    if not done:
+        emit_nb(m, p, EV_NO_REACTION, e, 0, 0)
+        at = EVENTS_AT + e * EV_WIDTH
+        run_steps_nb(m, m[at + EV_UNANS], m[at + EV_UNANS_N], p, -1)
+    m[S_CTX_EVENT] = -1
+
+
+@njit(void(MP, i8[::1], i8, STRATS_T, PARAMS_T), cache=True)
+def action_nb(m, v, p, strats, params):
+    if m[S_N_ACTIVE] < 2:
+        return
+    b = sb(p)
+    mask = 0
+    for i in range(m[b + O_HAND_N]):
+        k = m[b + O_HAND + i]
+        if card_nb(m, k, CA_TYPE) == CT_ACTION and card_nb(m, k, CA_EFF_N) > 0:
+            mask |= 1 << i
+    if mask == 0:
+        return
+    c = ask_nb(m, v, p, PH_ACTION, mask | (1 << PASS_BIT), strats, params)
+    if c == PASS_BIT:
+        return
+    k = m[b + O_HAND + c]
+    m[S_CTX_CARD] = k
+    targets = 0
+    for q in range(m[S_N_PLAYERS]):
+        if q != p and m[sb(q) + O_IN]:
+            targets |= 1 << q
+    t = ask_nb(m, v, p, PH_TARGET, targets, strats, params)
+    take_from_hand_nb(m, p, c, 1)
+    m[b + O_USED] |= 1 << k
+    m[S_ACTIONS] += 1
+    m[S_INVOLVED] |= (1 << p) | (1 << t)
+    emit_nb(m, p, EV_ACTION, k, t, 0)
+    cmask = 0
+    bt = sb(t)
+    for i in range(m[bt + O_HAND_N]):
+        if (card_nb(m, m[bt + O_HAND + i], CA_CANCELS) >> k) & 1:
+            cmask |= 1 << i
+    if cmask:
+        m[S_CTX_SEAT] = p
+        c2 = ask_nb(m, v, t, PH_CANCEL, cmask | (1 << PASS_BIT), strats, params)
+        if c2 != PASS_BIT:
+            k2 = take_from_hand_nb(m, t, c2, 1)
+            m[bt + O_USED] |= 1 << k2
+            m[S_CANCELS] += 1
+            emit_nb(m, t, EV_CANCEL, k2, k, 0)
+            m[S_CTX_CARD] = -1
+            return
+    run_steps_nb(m, card_nb(m, k, CA_EFF), card_nb(m, k, CA_EFF_N), p, t)
+    m[S_CTX_CARD] = -1
+
+
+@njit(void(MP, i8), cache=True)
+def status_update_nb(m, p):
+    """Step 4: heal 1 Stamina and 1 Focus (up to the card's maximum) and remove 1 point of every
+    lasting effect, for the players the rule names."""
+    rule = m[RULES_AT + R_STATUS_UPDATE]
+    for q in range(m[S_N_PLAYERS]):
+        b = sb(q)
+        if not m[b + O_IN]:
+            continue
+        if rule == STATUS_UNINVOLVED and (m[S_INVOLVED] >> q) & 1:
+            continue
+        if rule == STATUS_TURN_PLAYER and q != p:
+            continue
+        changed = 0
+        if m[b + O_STAMINA] < m[b + O_MAXST] or m[b + O_FOCUS] < m[b + O_MAXFO]:
+            m[b + O_STAMINA] = min(m[b + O_STAMINA] + 1, m[b + O_MAXST])
+            m[b + O_FOCUS] = min(m[b + O_FOCUS] + 1, m[b + O_MAXFO])
+            changed = 1
+        for st in range(N_STATS):
+            x = m[b + O_MOD + st]
+            if x != 0:
+                m[b + O_MOD + st] = x - 1 if x > 0 else x + 1
+                changed = 1
+        if m[b + O_UNARMED]:
+            m[b + O_UNARMED] = 0
+            changed = 1
+        if changed:
+            emit_nb(m, q, EV_STATUS, m[b + O_STAMINA], m[b + O_FOCUS], 0)
+
+
+@njit(i8(MP, i8), cache=True)
+def revolution_ready_nb(m, p):
+    n = m[S_N_PLAYERS] if m[RULES_AT + R_REV_PLAYERS] != REV_PLAYERS_ACTIVE else m[S_N_ACTIVE]
+    return 1 if popcount_nb(m[sb(p) + O_GOALS]) >= n + m[RULES_AT + R_REV_OFFSET] else 0
+
+
+@njit(void(MP, i8[::1], STRATS_T, PARAMS_T), cache=True)
+def turn_nb(m, v, strats, params):
+    p = m[S_CUR]
+    b = sb(p)
+    m[S_INVOLVED] = 0
+    emit_nb(m, p, EV_TURN, 0, 0, 0)
+    r = roll_nb(m)
+    emit_nb(m, p, EV_ROLL, r, 0, 0)
+    if r == 1:
+        event_nb(m, v, p, 0, strats, params)
+    elif r == m[RULES_AT + R_DIE]:
+        event_nb(m, v, p, 1, strats, params)
+    else:
+        action_nb(m, v, p, strats, params)
+    if m[S_DONE]:
+        return
+    if m[b + O_IN]:
+        vi = m[S_VICTOR]
+        if vi == p:
+            if revolution_ready_nb(m, p) and ask_nb(m, v, p, PH_REVOLUTION, 3, strats, params) == YES:
+                revolution_nb(m, v, p, strats, params)
+                if m[S_DONE]:
+                    return
+        elif vi >= 0 and m[b + O_NO_CHALLENGE] == 0 and m[S_TURN] >= m[S_VICTOR_REST]:
+            if ask_nb(m, v, p, PH_CHALLENGE, 3, strats, params) == YES:
+                challenge_nb(m, v, p, strats, params)
+        if m[b + O_NO_CHALLENGE] > 0:
+            m[b + O_NO_CHALLENGE] -= 1
+    if m[S_DONE]:
+        return
+    status_update_nb(m, p)
+    if m[b + O_IN] and m[b + O_HAND_N] < m[RULES_AT + R_HAND_LIMIT] and deck_left_nb(m) > 0:
+        if ask_nb(m, v, p, PH_DRAW, 3, strats, params) == YES:
+            k = draw_card_nb(m, p)
+            emit_nb(m, p, EV_DRAW, k, 0, 0)
+
+
+# ----------------------------------------------------------------------------- setup and the game loop
+@njit(void(MP, i8), cache=True)
+def init_state_nb(m, n_players):
+    for i in range(STATE0, STATE_END):
+        m[i] = 0
+    m[S_N_PLAYERS] = n_players
+    m[S_N_ACTIVE] = n_players
+    m[S_WINNER] = -1
+    m[S_VICTOR] = -1
+    m[S_ILLEGAL_SEAT] = -1
+    m[S_CTX_EVENT] = -1
+    m[S_CTX_CARD] = -1
+    m[S_CTX_SEAT] = -1
+    m[S_AKIO] = -1
+    m[S_HOUSE_DUELIST] = -1
+    m[S_HOUSE_START] = -1
+    m[S_HOUSE_OUT_TURN] = -1
+    for p in range(N_SLOTS):
+        m[sb(p) + O_DUELIST] = -1
+        m[sb(p) + O_OUT_TURN] = -1
+    for i in range(6):
+        m[DUEL0 + D_FIX + i] = -1
+    m[DUEL0 + D_FIX_LOC] = -1
+    m[DUEL0 + D_FIX_LOC + 1] = -1
+    m[DUEL0 + D_SPEC0] = -1
+    m[DUEL0 + D_SPEC1] = -1
+    for i in range(HAND_MAX):
+        m[AKIO_HAND + i] = -1
+
+
+@njit(void(MP, i8, i8), cache=True)
+def place_duelist_nb(m, p, dl):
+    b = sb(p)
+    m[b + O_DUELIST] = dl
+    m[b + O_IN] = 1
+    m[b + O_STAMINA] = duelist_nb(m, dl, DU_STAMINA)
+    m[b + O_MAXST] = duelist_nb(m, dl, DU_STAMINA)
+    m[b + O_FOCUS] = min(duelist_nb(m, dl, DU_FOCUS), 9)
+    m[b + O_MAXFO] = min(duelist_nb(m, dl, DU_FOCUS), 9)
+    m[b + O_NOBILITY] = duelist_nb(m, dl, DU_NOBILITY)
+    m[b + O_GOALS] = goal_bit_nb(m, dl)
+
+
+@njit(void(MP, i8, i8[::1]), cache=True)
+def setup_nb(m, n_players, fixed):
+    """Preparation: duelists (``fixed[s]`` >= 0 pins seat s's duelist), the Victor, goal cards, the
+    shuffled deck and events, 3 cards each, the turn order."""
+    init_state_nb(m, n_players)
+    left = m[M_PLAYABLE]
+    for s in range(n_players):
+        if fixed[s] >= 0:
+            left &= ~(1 << fixed[s])
+    for s in range(n_players):
+        dl = fixed[s]
+        if dl < 0:
+            dl = rand_bit_nb(m, M_RNG, left)
+            left &= ~(1 << dl)
+        place_duelist_nb(m, s, dl)
+        emit_nb(m, s, EV_SETUP, dl, 0, 0)
+    held = 0
+    for s in range(n_players):
+        held |= m[sb(s) + O_GOALS]
+    all_goals = 0
+    for dl in range(16):
+        if (m[M_PLAYABLE] >> dl) & 1:
+            all_goals |= goal_bit_nb(m, dl)
+    if left:
+        hd = fixed[MAX_SEATS] if fixed[MAX_SEATS] >= 0 and (left >> fixed[MAX_SEATS]) & 1 else rand_bit_nb(m, M_RNG, left)
+        place_duelist_nb(m, HOUSE, hd)
+        m[sb(HOUSE) + O_GOALS] = 0
+        m[S_HOUSE_DUELIST] = hd
+        m[S_HOUSE_START] = hd
+        m[S_VICTOR] = HOUSE
+        unplayed = all_goals & ~held
+        if m[RULES_AT + R_UNPLAYED_GOALS] == UNPLAYED_VICTOR:
+            m[sb(HOUSE) + O_GOALS] = unplayed
+        else:
+            m[S_POOL] = unplayed
+        emit_nb(m, HOUSE, EV_VICTOR, hd, 0, 0)
+    else:
+        # every duelist has a player: 2 dice, the duelist whose number is closest (ties: the lower number)
+        r = roll_nb(m) + roll_nb(m)
+        best = -1
+        bd = 1 << 30
+        bno = 1 << 30
+        for s in range(n_players):
+            no = duelist_nb(m, m[sb(s) + O_DUELIST], DU_NO)
+            dd = abs(no - r)
+            if dd < bd or (dd == bd and no < bno):
+                best = s
+                bd = dd
+                bno = no
+        m[S_VICTOR] = best
+        m[sb(best) + O_WAS_VICTOR] = 1
+        m[S_POOL] = all_goals & ~held
+        emit_nb(m, best, EV_VICTOR, m[sb(best) + O_DUELIST], r, 1)
+    # the deck (action + duelling cards) and the events
+    n = 0
+    for k in range(m[M_N_KINDS]):
+        for _ in range(card_nb(m, k, CA_COPIES)):
+            if n < DECK_CAP:
+                m[DECK + n] = k
+                n += 1
+    m[S_DECK_N] = n
+    shuffle_deck_nb(m)
+    ne = 0
+    for e in range(m[M_N_EVENTS]):
+        for _ in range(m[EVENTS_AT + e * EV_WIDTH + EV_COPIES]):
+            if ne < EV_CAP:
+                m[EVX + ne] = e
+                ne += 1
+    m[S_EVX_N] = ne  # shuffled into the pile at the first draw
+    for s in range(n_players):
+        for _ in range(m[RULES_AT + R_HAND_START]):
+            draw_card_nb(m, s)
+    # turn order: the highest roll goes first (ties roll again)
+    cands = (1 << n_players) - 1
+    for _ in range(50):
+        top = 0
+        nc = 0
+        for s in range(n_players):
+            if (cands >> s) & 1:
+                r = roll_nb(m)
+                if r > top:
+                    top = r
+                    nc = 1 << s
+                elif r == top:
+                    nc |= 1 << s
+        cands = nc
+        if popcount_nb(cands) == 1:
+            break
+    first = rand_bit_nb(m, M_RNG, cands)
+    m[S_FIRST] = first
+    m[S_CUR] = first
+    emit_nb(m, first, EV_FIRST, 0, 0, 0)
+
+
+@njit(void(MP, i8[::1], STRATS_T, PARAMS_T), cache=True)
+def play_game_nb(m, v, strats, params):
+    cap = m[RULES_AT + R_MAX_TURNS]
+    while not m[S_DONE]:
+        if m[S_TURN] >= cap:
+            m[S_DONE] = 1
+            m[S_END] = END_TIMEOUT
+            m[S_WINNER] = -1
+            emit_nb(m, -1, EV_GAME_END, END_TIMEOUT, 0, 0)
+            break
+        turn_nb(m, v, strats, params)
+        m[S_TURN] += 1
+        if not m[S_DONE]:
+            m[S_CUR] = next_active_nb(m, m[S_CUR])
+
+
+@njit(void(ROWS_T, i8, i8, MP, i8[::1]), cache=True)
+def write_row_nb(out, i, g, m, sids):
+    """One game's record as int64 columns in ``record_dt`` order (``game.py`` casts per chunk)."""
+    r = out[i]
+    r[0] = g
+    r[1] = m[S_WINNER]
+    r[2] = m[S_END]
+    r[3] = m[S_TURN]
+    n = m[S_N_PLAYERS]
+    r[4] = n
+    r[5] = m[S_FIRST]
+    r[6] = m[S_HOUSE_START]
+    r[7] = m[S_VICTOR]
+    r[8] = m[S_REVOLUTIONS]
+    r[9] = m[S_DUELS]
+    r[10] = m[S_VICTOR_CHANGES]
+    r[11] = m[S_AKIO]
+    r[12] = m[S_EVENTS]
+    r[13] = m[S_ACTIONS]
+    r[14] = m[S_CANCELS]
+    r[15] = m[DUEL0 + D_CNT_HIT]
+    r[16] = m[DUEL0 + D_CNT_LOCK]
+    r[17] = m[DUEL0 + D_CNT_PARRY]
+    at = N_SHARED
+    for s in range(MAX_SEATS):
+        b = sb(s)
+        on = s < n
+        r[at + s] = sids[s] if on else -1
+        r[at + MAX_SEATS + s] = m[b + O_DUELIST] if on else -1
+        r[at + 2 * MAX_SEATS + s] = m[b + O_NOBILITY] if on else 0
+        r[at + 3 * MAX_SEATS + s] = popcount_nb(m[b + O_GOALS]) if on else 0
+        r[at + 4 * MAX_SEATS + s] = m[b + O_OUT_TURN] if on else -1
+        r[at + 5 * MAX_SEATS + s] = m[b + O_DUELS] if on else 0
+        r[at + 6 * MAX_SEATS + s] = m[b + O_DUEL_WINS] if on else 0
+        r[at + 7 * MAX_SEATS + s] = m[b + O_ROSE_HITS] if on else 0
+        r[at + 8 * MAX_SEATS + s] = m[b + O_BODY_HITS] if on else 0
+        r[at + 9 * MAX_SEATS + s] = m[b + O_NOBLE] if on else 0
+        r[at + 10 * MAX_SEATS + s] = m[b + O_USED] if on else 0
+
+
+def _simulate_chunk(machine, start, count, key, n_players, fixed, strats, params, sids, out):
+    """Play games ``start .. start+count-1`` into ``out`` (int64 rows); game ``g`` is seeded from
+    ``(key, g)`` alone, so any chunking gives the same rows."""
+    v = unmanaged_view_nb(machine)
+    m = as_machine_nb(machine)
+    params = unmanaged_nb(params)
+    for i in range(count):
+        g = start + i
+        seed_nb(m, M_RNG, key, g)
+        n = n_players if n_players > 0 else 2 + rand_below_nb(m, M_RNG, MAX_SEATS - 1)  # setup "mixed"
+        setup_nb(m, n, fixed)
+        play_game_nb(m, v, strats, params)
+        write_row_nb(out, i, g, m, sids)
+
+
+_compiled = {}
+
+
+def simulate_chunk_nb():
+    """The compiled chunk kernel (compiled or loaded from the cache on first use)."""
+    if "chunk" not in _compiled:
+        _compiled["chunk"] = njit(CHUNK_SIG, cache=True)(_simulate_chunk)
+    return _compiled["chunk"]
+
+
+# ----------------------------------------------------------------------------- entry points (scenarios, duel tool)
+@njit(cache=True)
+def setup_game_nb(machine, n_players, fixed):
+    setup_nb(as_machine_nb(machine), n_players, fixed)
+
+
+@njit(cache=True)
+def turn_step_nb(machine, strats, params):
+    """One turn of the current player, then the turn counter and the next player (scenarios)."""
+    m = as_machine_nb(machine)
+    turn_nb(m, machine, strats, params)
+    m[S_TURN] += 1
+    if not m[S_DONE]:
+        m[S_CUR] = next_active_nb(m, m[S_CUR])
+
+
+@njit(cache=True)
+def duel_batch_nb(machine, key, n, d0, d1, mods, strats, params, out):
+    """``n`` duels of duelist ``d0`` (challenger, seat 0) against ``d1`` (Victor, seat 1) from fresh
+    cards; ``mods[side, stat]`` lasting modifiers; the duel block's fixed focus/location (set by the
+    caller in ``machine``) are kept. ``out[i]`` = (winner side, result, phases, first attack outcome)."""
+    m = as_machine_nb(machine)
+    fix = machine[DUEL0 + D_FIX:DUEL0 + D_FIX + 16].copy()
+    for i in range(n):
+        seed_nb(m, M_RNG, key, i)
+        for j in range(STATE0, STATE_END):
+            m[j] = 0
+        m[S_N_PLAYERS] = 2
+        m[S_N_ACTIVE] = 2
+        m[S_VICTOR] = 1
+        m[S_CTX_EVENT] = -1
+        m[S_AKIO] = -1
+        for j in range(16):
+            m[DUEL0 + D_FIX + j] = fix[j]
+        m[DUEL0 + D_CNT_HIT] = 0
+        m[DUEL0 + D_CNT_LOCK] = 0
+        m[DUEL0 + D_CNT_PARRY] = 0
+        m[DUEL0 + D_CNT_PHASES] = 0
+        m[DUEL0 + D_CNT_FIRST] = 0
+        m[DUEL0 + D_CNT_FIRST + 1] = 0
+        m[DUEL0 + D_CNT_FIRST + 2] = 0
+        for p in range(N_SLOTS):
+            m[sb(p) + O_DUELIST] = -1
+        place_duelist_nb(m, 0, d0)
+        place_duelist_nb(m, 1, d1)
+        for s in range(2):
+            for st in range(N_STATS):
+                m[sb(s) + O_MOD + st] = mods[s, st]
+        n_cards = 0
+        for k in range(m[M_N_KINDS]):
+            n_cards += card_nb(m, k, CA_COPIES)
+        if not m[DUEL0 + D_NO_CARDS]:
+            j = 0
+            for k in range(m[M_N_KINDS]):
+                for _ in range(card_nb(m, k, CA_COPIES)):
+                    if j < DECK_CAP:
+                        m[DECK + j] = k
+                        j += 1
+            m[S_DECK_N] = j
+            shuffle_deck_nb(m)
+            for s in range(2):
+                for _ in range(m[RULES_AT + R_HAND_START]):
+                    draw_card_nb(m, s)
+        m[DUEL0 + D_OBJ_DONE] = 0
+        m[DUEL0 + D_SPEC0] = -1
+        m[DUEL0 + D_SPEC1] = -1
+        load_side_nb(m, 0, 0, 0, -1)
+        load_side_nb(m, 1, 1, 0, -1)
+        m[S_IN_DUEL] = 1
+        fight_nb(m, machine, strats, params)
+        m[S_IN_DUEL] = 0
+        out[i, 0] = m[DUEL0 + D_WINNER_SIDE]
+        out[i, 1] = m[DUEL0 + D_RESULT]
+        out[i, 2] = m[DUEL0 + D_CNT_PHASES]
+        f = -1
+        for j in range(3):
+            if m[DUEL0 + D_CNT_FIRST + j]:
+                f = j
+        out[i, 3] = f
+        out[i, 4] = m[DUEL0 + D_CNT_HIT]
+        out[i, 5] = m[DUEL0 + D_CNT_LOCK]
+        out[i, 6] = m[DUEL0 + D_CNT_PARRY]

@@ -1,0 +1,20 @@
+"""Rose-duel strategies, registered by name when this package is imported."""
+from balance.registry import register_strategy
+from strategies.rose_duel.builtin import akio_nb, heuristic_nb, random_nb
+
+GAME = "rose_duel"
+HEURISTIC_PARAMS = ("challenge_margin", "challenge_stamina", "focus_thrust", "focus_parry", "aim_rose", "aim_object",
+                    "card_use", "react", "action_use", "spectate", "revolution_margin", "akio_thrust")
+_DEFAULTS = (0.0, 0.6, 0.5, 0.4, 0.5, 0.1, 0.7, 1.0, 0.8, 0.5, 3.0, 0.8)
+
+register_strategy(GAME, "random", random_nb, "uniform over every legal choice")
+register_strategy(GAME, "heuristic", heuristic_nb,
+                  "challenges when stronger, splits focus by fractions, aims at the rose with some odds, reacts "
+                  "with noble deeds, aims hostile actions at the leader",
+                  params=_DEFAULTS, param_names=HEURISTIC_PARAMS)
+register_strategy(GAME, "aggressive", heuristic_nb,
+                  "the heuristics tuned to attack: challenges often, focus on thrust, always aims at the rose",
+                  params=(-4.0, 0.3, 0.8, 0.2, 1.0, 0.0, 1.0, 1.0, 1.0, 0.8, 10.0, 0.8), param_names=HEURISTIC_PARAMS)
+register_strategy(GAME, "akio", akio_nb,
+                  "the heuristics; as Akio: focus on thrust (akio_thrust), always the rose, every card",
+                  params=_DEFAULTS, param_names=HEURISTIC_PARAMS)
