@@ -23,7 +23,7 @@ def _plugins(plugins):
 
 def _parse_params(params: tuple[str, ...], strategies: list[str]) -> list[dict]:
     """``--param greedy.epsilon=0.1`` applies to every seat playing ``greedy``."""
-    per_seat = [{}, {}]
+    per_seat = [{} for _ in strategies]
     for item in params:
         if "=" not in item or "." not in item.split("=", 1)[0]:
             raise BalanceError(f"--param {item!r}: expected STRATEGY.KNOB=VALUE, e.g. greedy.epsilon=0.1")
@@ -50,7 +50,20 @@ def _matchup(value: str | None):
     return parts
 
 
-def _spec(game, games, seed, setup, strategy, param, matchup, data, override, chunk_size, plugin):
+def _options(items: tuple[str, ...], players: int | None) -> dict:
+    """``--set KEY=VALUE`` game options (repeatable); ``--players N`` is ``--set players=N``."""
+    opts = {}
+    for item in items:
+        if "=" not in item or not item.split("=", 1)[0].strip():
+            raise BalanceError(f"--set {item!r}: expected KEY=VALUE, e.g. players=4")
+        k, v = item.split("=", 1)
+        opts[k.strip()] = v.strip()
+    if players is not None:
+        opts["players"] = str(players)
+    return opts
+
+
+def _spec(game, games, seed, setup, strategy, param, matchup, data, override, chunk_size, plugin, options=None):
     from balance.runs import DEFAULT_CHUNK, RunSpec
 
     strategies = list(strategy) or ["random"]
@@ -60,7 +73,7 @@ def _spec(game, games, seed, setup, strategy, param, matchup, data, override, ch
                    strategy_params=_parse_params(param, strategies), matchup=_matchup(matchup),
                    data_dir=data, overrides=list(override),
                    chunk_size=DEFAULT_CHUNK if chunk_size is None else chunk_size,
-                   plugins=list(plugin))
+                   plugins=list(plugin), options=options or {})
     return spec.normalised()
 
 
@@ -76,6 +89,9 @@ def _setup_options(f):
         click.option("--override", multiple=True, metavar="KEY=VALUE",
                      help="change one data field, e.g. characters.terry.hp=18"),
         click.option("--plugin", multiple=True, metavar="MODULE", help="import MODULE to register strategies"),
+        click.option("--set", "game_set", multiple=True, metavar="KEY=VALUE",
+                     help="a game option, e.g. players=5 (see 'balance games')"),
+        click.option("--players", default=None, type=int, help="number of players (games that take it)"),
     ]
     for opt in reversed(options):
         f = opt(f)
@@ -118,8 +134,8 @@ def games(plugin):
 @click.option("--chunk-size", default=None, type=int, help="games per chunk file (default 100,000)")
 @click.option("--out", default=None, type=click.Path(file_okay=False), help="run folder (default runs/GAME-TIME)")
 @click.option("--resume", is_flag=True, help="complete an interrupted run in --out with its own settings")
-def simulate(game, n_games, seed, setup, strategy, param, matchup, data, override, plugin, workers, chunk_size, out,
-             resume):
+def simulate(game, n_games, seed, setup, strategy, param, matchup, data, override, plugin, game_set, players, workers,
+             chunk_size, out, resume):
     """Simulate GAME in batch and write a run folder (manifest.json + records/chunk-*.parquet)."""
     from balance.runs import default_workers, run
 
@@ -133,7 +149,8 @@ def simulate(game, n_games, seed, setup, strategy, param, matchup, data, overrid
             raise BalanceError("--resume needs --out RUN_DIR (the folder to complete)")
         spec = None
     else:
-        spec = _spec(game, n_games, seed, setup, strategy, param, matchup, data, override, chunk_size, plugin)
+        spec = _spec(game, n_games, seed, setup, strategy, param, matchup, data, override, chunk_size, plugin,
+                     _options(game_set, players))
         out = out or f"runs/{game}-{time.strftime('%Y%m%d-%H%M%S')}"
     run_dir = Path(out)
     if resume:
@@ -199,7 +216,7 @@ def report(run_dir, out):
 @click.option("--game", "index", required=True, type=int, help="index of the game in the run")
 @click.option("--run", "run_dir", default=None, type=click.Path(), help="take every setting from this run folder")
 @_setup_options
-def replay(game, index, run_dir, seed, setup, strategy, param, matchup, data, override, plugin):
+def replay(game, index, run_dir, seed, setup, strategy, param, matchup, data, override, plugin, game_set, players):
     """Tell one game round by round (same seed and settings: the same game as in the run)."""
     from balance.runs import Prepared, RunSpec, read_manifest
 
@@ -210,7 +227,8 @@ def replay(game, index, run_dir, seed, setup, strategy, param, matchup, data, ov
     else:
         if not game:
             raise BalanceError("replay needs GAME (or --run RUN_DIR)")
-        spec = _spec(game, index + 1, seed, setup, strategy, param, matchup, data, override, None, plugin)
+        spec = _spec(game, index + 1, seed, setup, strategy, param, matchup, data, override, None, plugin,
+                     _options(game_set, players))
     prep = Prepared(spec)
     for line in prep.game.module.replay(prep.tables, prep.settings, prep.key, index, prep.strategies, prep.params):
         click.echo(line)
@@ -269,7 +287,8 @@ def validate(target, override):
 @click.option("--games", "n_games", default=None, type=int, help="games per measurement (default: about 2 s each)")
 @click.option("--strategy", multiple=True, metavar="NAME", help="strategies to measure (default: all)")
 @click.option("--plugin", multiple=True, metavar="MODULE")
-def bench(game, n_games, strategy, plugin):
+@click.option("--set", "game_set", multiple=True, metavar="KEY=VALUE", help="a game option, e.g. players=4")
+def bench(game, n_games, strategy, plugin, game_set):
     """Games per second on one core for each strategy (mirror pairs), and compile/load time."""
     from balance.runs import Prepared, RunSpec
 
@@ -281,7 +300,8 @@ def bench(game, n_games, strategy, plugin):
     click.echo(f"machine: {cpu}, {os.cpu_count()} cores; Python {platform.python_version()}, numba {numba.__version__}")
     click.echo(f"{'pair':<22}{'compile/load s':>15}{'games/s/core':>15}{'rounds/game':>13}")
     for name in names:
-        prep = Prepared(RunSpec(game=game, games=1, strategies=[name, name]).normalised())
+        prep = Prepared(RunSpec(game=game, games=1, strategies=[name, name],
+                                options=_options(game_set, None)).normalised())
         t = time.perf_counter()
         prep.chunk(0, 1)
         compile_s = time.perf_counter() - t
@@ -294,6 +314,30 @@ def bench(game, n_games, strategy, plugin):
                 break
             n = int(n * min(20, max(2, 2.0 / max(dt, 1e-6))))
         click.echo(f"{name + ' vs ' + name:<22}{compile_s:>15.2f}{n / dt:>15,.0f}{recs['rounds'].mean():>13.2f}")
+
+
+@cli.command()
+@click.argument("a")
+@click.argument("b")
+@click.option("--focus", default=None, metavar="T/P/I[:T/P/I]",
+              help="fixed focus boxes (thrust/parry/initiative) for A, optionally :B's; default: the strategy's")
+@click.option("--modifiers", default=None, metavar="t,p,i,s[:t,p,i,s]",
+              help="modifiers to thrust, parry, initiative, strength for A (and :B)")
+@click.option("--location", default=None, metavar="LOC[:LOC]", help="fixed hit location: rose, body or an object")
+@click.option("--duels", default=20000, show_default=True, type=int, help="duels to simulate")
+@click.option("--seed", default=1, show_default=True, type=int)
+@click.option("--strategy", default="heuristic", show_default=True, help="strategy deciding what is not fixed")
+@click.option("--no-cards", is_flag=True, help="no cards in the duel (skills and dice only)")
+@click.option("--show", is_flag=True, help="also tell the first duel phase by phase")
+@click.option("--data", default=None, type=click.Path(file_okay=False), help="a copy of the game's data folder")
+@click.option("--override", multiple=True, metavar="KEY=VALUE", help="change one data field")
+def duel(a, b, focus, modifiers, location, duels, seed, strategy, no_cards, show, data, override):
+    """Simulate one rose duel between duelists A (challenger) and B (Victor), for designers."""
+    from simulators.rose_duel.duel import duel_command
+
+    for line in duel_command(a, b, focus=focus, modifiers=modifiers, location=location, duels=duels, seed=seed,
+                             strategy=strategy, no_cards=no_cards, show=show, data=data, overrides=override):
+        click.echo(line)
 
 
 def main(argv=None):
