@@ -23,11 +23,49 @@ def _colosseum_max_hp(tables) -> np.ndarray:
     return np.array([tables.data.files["characters"][k]["hp"] for k in tables.char_keys])
 
 
+def _rose_duel_invariants(prep, recs) -> None:
+    """Rose duel: seats beyond the player count are empty, duelists differ, a winner is a player still in."""
+    from simulators.rose_duel import enums as RE
+
+    n = recs["n_players"].astype(int)
+    assert ((n >= 2) & (n <= 6)).all()
+    duel = np.stack([recs[f"duelist{s}"] for s in range(6)], axis=1).astype(int)
+    out = np.stack([recs[f"out{s}"] for s in range(6)], axis=1).astype(int)
+    nob = np.stack([recs[f"nobility{s}"] for s in range(6)], axis=1).astype(int)
+    goals = np.stack([recs[f"goals{s}"] for s in range(6)], axis=1).astype(int)
+    seat = np.arange(6)[None, :]
+    on = seat < n[:, None]
+    assert (duel[~on] == -1).all() and (goals[~on] == 0).all()
+    assert (duel[on] >= 0).all() and (duel[on] < len(prep.tables.duelist_keys)).all()
+    for s in range(6):
+        for t in range(s + 1, 6):
+            both = on[:, s] & on[:, t]
+            assert (duel[both, s] != duel[both, t]).all(), "two players with one duelist"
+    assert (nob >= 0).all()
+    assert goals.sum(axis=1).max() <= len(prep.tables.goal_keys)
+    w = recs["winner"].astype(int)
+    decided = np.isin(recs["end_reason"], [RE.END_REVOLUTION, RE.END_LAST_STANDING])
+    assert ((w >= 0) == decided).all()
+    rows = np.flatnonzero(decided)
+    assert (w[rows] < n[rows]).all()
+    assert (out[rows, w[rows]] == -1).all(), "the winner was out of the game"
+    rev = recs["end_reason"] == RE.END_REVOLUTION
+    assert (recs["revolutions"][rev] >= 1).all()
+    assert (goals[rev.nonzero()[0], w[rev]] >= n[rev] + 3).all(), "a Revolution won without players + 3 goals"
+
+
 GAME_FACTS = {
     "colosseum": {
         "max_hp": _colosseum_max_hp,  # per character id
         "timeout_override": "rules.max_rounds=3",  # a cap low enough that random play times out
         "setups": ("random", "draft", "free"),
+        "decisive_end": "ko",
+    },
+    "rose_duel": {
+        "invariants": _rose_duel_invariants,
+        "timeout_override": "rules.max_turns=3",
+        "setups": ("random", "mixed"),
+        "decisive_end": "revolution",
     },
 }
 
@@ -67,6 +105,17 @@ def check_invariants(game: str, prep: Prepared, recs: np.ndarray, start: int = 0
     ends = labels["end_reason"]
     seats = labels.get("seats", 2)
     cap = mod.max_rounds(prep.tables)
+    assert (recs["game"] == np.arange(start, start + len(recs))).all()
+    assert np.isin(recs["winner"], np.arange(-1, seats)).all()
+    assert "illegal" not in ends or (recs["end_reason"] != ends.index("illegal")).all()
+    assert ((recs["rounds"] >= 1) & (recs["rounds"] <= cap)).all()
+    if "timeout" in ends:
+        to = recs["end_reason"] == ends.index("timeout")
+        assert (recs["rounds"][to] == cap).all()
+        assert (recs["winner"][to] == -1).all()
+    if "invariants" in GAME_FACTS[game]:
+        GAME_FACTS[game]["invariants"](prep, recs)
+        return
     max_hp = GAME_FACTS[game]["max_hp"](prep.tables)
     n_chars = len(labels["character"])
     n_cards = len(labels["card"])
@@ -115,7 +164,7 @@ def test_random_play_terminates_and_invariants_hold(game):
         assert len(recs) == 3000
         check_invariants(game, prep, recs)
         ends = prep.game.module.labels(prep.tables)["end_reason"]
-        assert (recs["end_reason"] == ends.index("ko")).any()
+        assert (recs["end_reason"] == ends.index(GAME_FACTS[game]["decisive_end"])).any()
 
 
 @pytest.mark.slow
