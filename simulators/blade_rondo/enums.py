@@ -88,10 +88,12 @@ DO_COST_MOD, DO_DEALT_MOD, DO_RECV_MOD, DO_THIS_DMG, DO_ATTACH, DO_SUMMON, DO_NE
 DO_NEG_UNLESS_PAY, DO_LOCK_SYMBOL, DO_NEG_SUBS, DO_NEG_ATTACKS, DO_SWAP, DO_SEAL, DO_REVIVE = 47, 48, 49, 50, 51, 52, 53
 DO_OPP_DISCARDS, DO_REVEAL_DISCARD, DO_REUSE, DO_PERFORM, DO_CHOOSE_ONE, DO_SUB_ACTS = 54, 55, 56, 57, 58, 59
 DO_DISCARD_SUB, DO_RETURN_SUB, DO_PAY_EXTRA, DO_DISCARD_SET, DO_WIN = 60, 61, 62, 63, 64
+DO_JUMP = 30  # compiled, not data: skip P_A rows (the end of a guard's then-block with an else-block)
 
 # --- rules vector (rules.toml)
 R_START_LIFE, R_LIFE_CAP, R_PARAM_CAP, R_DAY_MAX, R_SECOND_ATK, R_RESP_COST, R_PROT_MIN = 0, 1, 2, 3, 4, 5, 6
 R_HAND, R_DEAL, R_MAX_TURNS, R_PHOS_CONSUMED, R_SEAL_COUNTS, R_RETAINER_DEF, R_BAN = 7, 8, 9, 10, 11, 12, 13
+R_SEAL_ST = 14  # derived: the status a Seal becomes (the first status with seal = true), -1: none
 R_WIDTH = 16
 
 # --- the machine: config
@@ -105,7 +107,8 @@ STATE0 = 16
 S_TURN, S_ACTIVE, S_FIRST, S_DONE, S_WINNER, S_END = 16, 17, 18, 19, 20, 21
 S_SWAP, S_SYM_USED, S_SYM_LOCK, S_NEG_ATTACKS, S_SUBS_NEG = 22, 23, 24, 25, 26
 S_ILL_SEAT, S_ILL_PHASE, S_ILL_VALUE, S_ILL_MASK = 27, 28, 29, 30
-S_COIN_DONE, S_DEPTH, S_ORDER = 31, 32, 33
+S_COIN_DONE, S_QHEAD, S_ORDER = 31, 32, 33
+S_QTAIL = 42
 S_CTX_OP, S_CTX_CARD, S_CTX_A, S_CTX_B, S_CTX_SEAT = 34, 35, 36, 37, 38  # decision context for strategies
 S_RESP_FRAME = 39  # frame of the action being answered (responses read it)
 S_PHASE = 40  # 0 setup, 1 turn start, 2 action phase, 3 end of turn (strategies may read it)
@@ -125,27 +128,34 @@ O_AURA = 31  # AURA_W: sum of the statuses' auras
 O_SAURA = 39  # AURA_W: sum of the subordinates' auras
 O_COINS, O_DOLLS, O_USED, O_BREATH_USED, O_DMG, O_HANDMASK, O_DUP = 47, 48, 49, 50, 51, 52, 53
 O_REVEALED, O_PHOS_USED, O_RESPONDED, O_ATTACKS = 54, 55, 56, 57
+O_NPHOS, O_NOGAIN = 58, 59  # statuses in effect with those flags (Phosphorescence, Brand)
 SEAT_W = 64
 MAX_STATUS = 8
 
 # --- state: card slots (20)
-SLOT0 = SEAT0 + 2 * SEAT_W  # 176
+SLOT0 = SEAT0 + 2 * SEAT_W
 L_CARD, L_ZONE, L_WHERE, L_STATUS, L_SUB, L_HOST, L_STSEAT, L_ORDER = 0, 1, 2, 3, 4, 5, 6, 7
 SLOT_W = 8
 
-# --- state: action frames (nested actions: a card use, a subordinate's action, a sub-action)
-FRAMES = SLOT0 + 2 * SLOTS * SLOT_W  # 336
+# --- state: the action frame and the action queue. Actions never nest: a step that starts another
+# action (Dazzle, a mode, a reuse, a subordinate made to act) is the last step of its list, so it
+# queues the action and the queue runs it when the current one has finished (``rules_nb``).
+FRAMES = SLOT0 + 2 * SLOTS * SLOT_W
 F_SEAT, F_CARD, F_SLOT, F_SUB, F_ACTION, F_SYM, F_NEG, F_DEALT = 0, 1, 2, 3, 4, 5, 6, 7
 F_ADJ, F_HALVE, F_NOADD, F_PEND, F_X, F_ATTACK, F_COST, F_KIND = 8, 9, 10, 11, 12, 13, 14, 15
-FRAME_W = 16
-MAX_DEPTH = 6
+F_PREV_USED = 16  # symbols used this turn before this action (Topaz)
+FRAME_W = 20
 K_CARD, K_SUB, K_SUBACTION = 0, 1, 2  # F_KIND
+QUEUE = FRAMES + FRAME_W
+Q_KIND, Q_SEAT, Q_CARD, Q_SLOT, Q_SUB, Q_ACTION, Q_COST = 0, 1, 2, 3, 4, 5, 6
+Q_W = 8
+Q_MAX = 16
 
 # --- state: drafting (counts per card number, per seat) and a shuffle buffer
-DRAFT = FRAMES + MAX_DEPTH * FRAME_W  # 432
-POOL = DRAFT + 2 * N_IDS  # 560
+DRAFT = QUEUE + Q_MAX * Q_W
+POOL = DRAFT + 2 * N_IDS
 POOL_MAX = 80
-STATE_END = POOL + POOL_MAX  # 640
+STATE_END = POOL + POOL_MAX
 
 # --- tables
 RULES_AT = STATE_END

@@ -144,7 +144,11 @@ _GUARD_STEPS = ("may_discard_breathing", "may_discard_subordinate")
 _NUMBERS = {"base": (1, 20), "night_theater": (21, 40), "grim_garden": (41, 60), "breathing": (61, 63)}
 _BREATH_SLOT = {"heating": E.SL_HEAT, "protection": E.SL_PROT}
 # step lists that only a Response card may have; steps that only make sense there
-_RESPONSE_ONLY_STEPS = ("negate", "negate_unless_pay", "this_damage_modifier", "seal_answered", "lock_symbol")
+_RESPONSE_ONLY_STEPS = ("negate", "negate_unless_pay", "this_damage_modifier", "seal_answered", "lock_symbol",
+                        "negate_subordinates", "negate_all_attacks")
+# steps that start another action or a new use: only in a card's effect / immediately_after and in actions
+_NESTING_STEPS = ("perform", "choose_one", "subordinate_acts", "reuse")
+_FORGE_STEPS = ("return_subordinate", "pay_extra")
 
 
 # ----------------------------------------------------------------------------- data
@@ -190,7 +194,9 @@ def load_data(folder: Path | None = None, overrides=()) -> GameData:
             if (c["type"] == "breathing") != (stem == "breathing"):
                 raise DataError(f"{where} type: breathing cards live in breathing.toml (ids 61-63) only")
             for lst, steps in _step_lists(c):
-                _check_steps(steps, f"{where}.{lst}", subs, statuses, actions, in_response=is_resp)
+                _check_steps(steps, f"{where}.{lst}", subs, statuses, actions, in_response=is_resp,
+                             nesting=lst in ("effect", "immediately_after") and not is_resp,
+                             forge=lst == "forge")
             if c["response_if"] and any("do" in s for s in c["response_if"]):
                 raise DataError(f"{where} response_if: conditions only ({{if = ...}})")
     for key, s in subs.items():
@@ -211,7 +217,7 @@ def load_data(folder: Path | None = None, overrides=()) -> GameData:
                                     f"{', '.join(k for k, v in actions.items() if v['symbol'] != 'choice')}")
         elif a["choose"]:
             raise DataError(f"{where} choose: only an action with symbol = \"choice\" chooses")
-        _check_steps(a["steps"], f"{where}.steps", subs, statuses, actions)
+        _check_steps(a["steps"], f"{where}.steps", subs, statuses, actions, nesting=True)
     for key, b in f["boxes"].items():
         for i, n in enumerate(b["cards"]):
             if n not in seen:
@@ -230,12 +236,22 @@ def load_data(folder: Path | None = None, overrides=()) -> GameData:
     return data
 
 
-def _check_steps(steps, where, subs, statuses, actions, in_response=False):
-    """References (statuses, subordinates, actions) exist and guards stay inside their list."""
+def _check_steps(steps, where, subs, statuses, actions, in_response=False, nesting=False, forge=False):
+    """References (statuses, subordinates, actions) exist, guards stay inside their list and steps
+    appear only where the kernels run them (e.g. a Forge step only in ``forge``)."""
     n = len(steps)
     for i, st in enumerate(steps):
         w = f"{where}[{i}]"
         kind = st.get("do")
+        if kind in _NESTING_STEPS and not nesting:
+            raise DataError(f"{w}: {kind} is allowed only in a card's effect or immediately_after, or in an action")
+        if kind in _NESTING_STEPS and i != n - 1:
+            raise DataError(f"{w}: {kind} starts another action after this one, so it must be the last step "
+                            f"of its list")
+        if (kind in _FORGE_STEPS) != forge and kind is not None:
+            raise DataError(f"{w}: {kind} is a Forge/Alchemy step (only in forge)" if kind in _FORGE_STEPS
+                            else f"{w}: {kind} cannot be a Forge/Alchemy step; forge allows "
+                                 f"{', '.join(_FORGE_STEPS)}")
         if kind == "attach" and st["status"] not in statuses:
             raise DataError(f"{w}.status: {st['status']!r} is not a status; known: {', '.join(statuses)}")
         if kind == "summon" and st["subordinate"] not in subs:
@@ -256,90 +272,118 @@ def _check_steps(steps, where, subs, statuses, actions, in_response=False):
 
 
 def _compile(steps: list[dict], rows: list[list[int]], ids: dict) -> tuple[int, int]:
-    """Append vocabulary steps to the program rows; return (start, count)."""
+    """Append vocabulary steps to the program rows; return (start, count).
+
+    A guard (a condition or a "you may ...; if you do" step) becomes one row whose P_THEN is
+    how many rows to skip when it fails; a guard with an ``else`` block ends its then-block
+    with a DO_JUMP row over the else-block, so the kernels never track nesting."""
     start = len(rows)
-    n = len(steps)
-    for i, st in enumerate(steps):
-        row = [0] * E.P_WIDTH
-        if "if" in st:
-            row[E.P_OP] = _COND[st["if"]]
-            row[E.P_A] = st.get("value", 0)
-            row[E.P_THEN] = n - i - 1 if st["then"] < 0 else st["then"]
-            row[E.P_ELSE] = st["else"]
-            rows.append(row)
-            continue
-        kind = st["do"]
-        op = _OPS[kind]
-        row[E.P_OP] = op
-        if kind == "physical_attack":
-            row[E.P_A] = st["multiplier"]
-            row[E.P_B] = int(st["ignore_defence"])
-        elif kind == "magic_attack":
-            row[E.P_A] = _X[st["x"]]
-            row[E.P_B] = st["amount"]
-            row[E.P_C] = st["plus"]
-        elif kind in ("damage", "lose_life"):
-            row[E.P_A] = _WHO[st["to"]]
-            row[E.P_B] = st["amount"]
-        elif kind == "gain_life":
-            row[E.P_A] = _WHO[st["to"]]
-            row[E.P_B] = st["amount"]
-            row[E.P_C] = E.GAIN_DEALT if st["from"] == "damage_dealt" else E.GAIN_FIXED
-        elif kind == "change":
-            row[E.P_A] = _PARAM[st["param"]]
-            row[E.P_B] = st["by"]
-            row[E.P_C] = _WHO[st["to"]]
-            row[E.P_D] = _DUR[st["duration"]]
-        elif kind == "set_to_cost":
-            row[E.P_A] = _PARAM[st["param"]]
-        elif kind in ("extra_cost", "negate_unless_pay"):
-            row[E.P_B] = st["amount"]
-        elif kind in ("cost_modifier", "dealt_damage_modifier"):
-            row[E.P_A] = _SYM[st["symbol"]]
-            row[E.P_B] = st["by"]
-        elif kind == "received_damage_modifier":
-            row[E.P_B] = st["by"]
-        elif kind == "this_damage_modifier":
-            row[E.P_B] = st["by"]
-            row[E.P_C] = int(st["halve"])
-            row[E.P_D] = int(st["ignore_add"])
-        elif kind == "attach":
-            row[E.P_A] = ids["status"][st["status"]]
-            row[E.P_C] = _WHO[st["to"]]
-        elif kind == "summon":
-            row[E.P_A] = ids["sub"][st["subordinate"]]
-        elif kind == "revive":
-            row[E.P_B] = st["life"]
-        elif kind == "opponent_discards":
-            row[E.P_B] = st["count"]
-        elif kind == "reveal_and_discard":
-            row[E.P_B] = st["reveal"]
-        elif kind == "reuse":
-            row[E.P_B] = st["cost"]
-        elif kind == "perform":
-            row[E.P_A] = ids["action"][st["action"]]
-            row[E.P_C] = int(st["optional"])
-        elif kind == "choose_one":
-            acts = [ids["action"][a] for a in st["actions"]]
-            row[E.P_A] = len(acts)
-            for j, a in enumerate(acts):
-                row[E.P_B + j] = a
-        elif kind == "may_discard_breathing":
-            row[E.P_A] = _BREATH_SLOT[st["card"]]
-            row[E.P_THEN] = n - i - 1 if st["then"] < 0 else st["then"]
-        elif kind == "may_discard_subordinate":
-            row[E.P_A] = _FILTER[st["filter"]]
-            row[E.P_THEN] = n - i - 1 if st["then"] < 0 else st["then"]
-        elif kind == "discard_subordinate":
-            row[E.P_A] = _FILTER[st["filter"]]
-        elif kind == "return_subordinate":
-            row[E.P_A] = _FILTER[st["filter"]]
-            row[E.P_B] = int(st["reduce_cost"])
-        elif kind == "discard_set_card":
-            row[E.P_B] = st["max_cost"]
-            row[E.P_C] = int(st["plus_x"])
-        rows.append(row)
+    rows.extend(_compile_block(steps, ids))
     return start, len(rows) - start
+
+
+def _compile_block(steps: list[dict], ids: dict) -> list[list[int]]:
+    out: list[list[int]] = []
+    i = 0
+    n = len(steps)
+    while i < n:
+        st = steps[i]
+        if "if" in st or st.get("do") in _GUARD_STEPS:
+            t = n - i - 1 if st["then"] < 0 else st["then"]
+            e = st.get("else", 0)
+            then_rows = _compile_block(steps[i + 1:i + 1 + t], ids)
+            else_rows = _compile_block(steps[i + 1 + t:i + 1 + t + e], ids)
+            if e:
+                jump = [0] * E.P_WIDTH
+                jump[E.P_OP] = E.DO_JUMP
+                jump[E.P_A] = len(else_rows)
+                then_rows.append(jump)
+            row = _row(st, ids)
+            row[E.P_THEN] = len(then_rows)
+            row[E.P_ELSE] = 0
+            out.append(row)
+            out.extend(then_rows)
+            out.extend(else_rows)
+            i += 1 + t + e
+        else:
+            out.append(_row(st, ids))
+            i += 1
+    return out
+
+
+def _row(st: dict, ids: dict) -> list[int]:
+    """One program row for a step or condition (guards get their skip length from the caller)."""
+    row = [0] * E.P_WIDTH
+    if "if" in st:
+        row[E.P_OP] = _COND[st["if"]]
+        row[E.P_A] = st.get("value", 0)
+        return row
+    kind = st["do"]
+    row[E.P_OP] = _OPS[kind]
+    if kind == "physical_attack":
+        row[E.P_A] = st["multiplier"]
+        row[E.P_B] = int(st["ignore_defence"])
+    elif kind == "magic_attack":
+        row[E.P_A] = _X[st["x"]]
+        row[E.P_B] = st["amount"]
+        row[E.P_C] = st["plus"]
+    elif kind in ("damage", "lose_life"):
+        row[E.P_A] = _WHO[st["to"]]
+        row[E.P_B] = st["amount"]
+    elif kind == "gain_life":
+        row[E.P_A] = _WHO[st["to"]]
+        row[E.P_B] = st["amount"]
+        row[E.P_C] = E.GAIN_DEALT if st["from"] == "damage_dealt" else E.GAIN_FIXED
+    elif kind == "change":
+        row[E.P_A] = _PARAM[st["param"]]
+        row[E.P_B] = st["by"]
+        row[E.P_C] = _WHO[st["to"]]
+        row[E.P_D] = _DUR[st["duration"]]
+    elif kind == "set_to_cost":
+        row[E.P_A] = _PARAM[st["param"]]
+    elif kind in ("extra_cost", "negate_unless_pay"):
+        row[E.P_B] = st["amount"]
+    elif kind in ("cost_modifier", "dealt_damage_modifier"):
+        row[E.P_A] = _SYM[st["symbol"]]
+        row[E.P_B] = st["by"]
+    elif kind == "received_damage_modifier":
+        row[E.P_B] = st["by"]
+    elif kind == "this_damage_modifier":
+        row[E.P_B] = st["by"]
+        row[E.P_C] = int(st["halve"])
+        row[E.P_D] = int(st["ignore_add"])
+    elif kind == "attach":
+        row[E.P_A] = ids["status"][st["status"]]
+        row[E.P_C] = _WHO[st["to"]]
+    elif kind == "summon":
+        row[E.P_A] = ids["sub"][st["subordinate"]]
+    elif kind == "revive":
+        row[E.P_B] = st["life"]
+    elif kind == "opponent_discards":
+        row[E.P_B] = st["count"]
+    elif kind == "reveal_and_discard":
+        row[E.P_B] = st["reveal"]
+    elif kind == "reuse":
+        row[E.P_B] = st["cost"]
+    elif kind == "perform":
+        row[E.P_A] = ids["action"][st["action"]]
+        row[E.P_C] = int(st["optional"])
+    elif kind == "choose_one":
+        acts = [ids["action"][a] for a in st["actions"]]
+        row[E.P_A] = len(acts)
+        for j, a in enumerate(acts):
+            row[E.P_B + j] = a
+    elif kind == "may_discard_breathing":
+        row[E.P_A] = _BREATH_SLOT[st["card"]]
+    elif kind in ("may_discard_subordinate", "discard_subordinate"):
+        row[E.P_A] = _FILTER[st["filter"]]
+    elif kind == "return_subordinate":
+        row[E.P_A] = _FILTER[st["filter"]]
+        row[E.P_B] = int(st["reduce_cost"])
+    elif kind == "discard_set_card":
+        row[E.P_B] = st["max_cost"]
+        row[E.P_C] = int(st["plus_x"])
+    return row
 
 
 @dataclass
@@ -407,6 +451,7 @@ def build_tables(data: GameData) -> Tables:
     rules[E.R_PHOS_CONSUMED] = int(r["phos_consumed"])
     rules[E.R_SEAL_COUNTS] = int(r["sealed_attachment_counts"])
     rules[E.R_RETAINER_DEF] = int(r["retainer_defence"])
+    rules[E.R_SEAL_ST] = next((i for i, st in enumerate(f["statuses"].values()) if st["seal"]), -1)
     image[E.RULES_AT:E.RULES_AT + E.R_WIDTH] = rules
 
     rows: list[list[int]] = []
@@ -533,3 +578,622 @@ def _hints(c: dict, f: dict) -> list[int]:
         kinds = [E.HINT_HEAL]
     h[E.H_KIND] = kinds[0] if kinds else E.HINT_OTHER
     return h
+
+
+# ----------------------------------------------------------------------------- settings and setups
+def _options(settings: dict) -> dict:
+    """Game options: ``settings["options"]`` (``--set KEY=VALUE``) and top-level keys of the same name."""
+    opts = dict(settings.get("options") or {})
+    for k in SETTINGS_KEYS:
+        if settings.get(k) is not None:
+            opts.setdefault(k, settings[k])
+    unknown = sorted(set(opts) - set(SETTINGS_KEYS))
+    if unknown:
+        raise BalanceError(f"unknown blade_rondo option {unknown[0]!r}; allowed: {', '.join(SETTINGS_KEYS)}")
+    return opts
+
+
+def parse_hand(tables: Tables, text, where: str) -> list[int]:
+    """A hand from a list or a comma-separated string of names/numbers: exactly hand_size sword
+    cards, at most 2 of a name (S7)."""
+    items = [x for x in (text.split(",") if isinstance(text, str) else list(text)) if str(x).strip() != ""]
+    want = tables.data.files["rules"]["hand_size"]
+    cids = [tables.lookup(x.strip() if isinstance(x, str) else x, where) for x in items]
+    for c in cids:
+        if c > 60:
+            raise BalanceError(f"{where}: {tables.card_name(c)} is a breathing card, not a sword for the hand")
+    for c in set(cids):
+        if cids.count(c) > 2:
+            raise BalanceError(f"{where}: {cids.count(c)} copies of {tables.card_name(c)} (No.{c}); "
+                               f"a hand holds at most 2 cards of a name")
+    if len(cids) != want:
+        raise BalanceError(f"{where}: {len(cids)} cards; a hand holds exactly {want}")
+    return cids
+
+
+def custom_hands(tables: Tables, opts: dict) -> tuple[list[int], list[int]]:
+    """Hands of the custom setup from ``hand1``/``hand2`` or a ``deck`` TOML file (hand2 defaults to hand1)."""
+    h1, h2 = opts.get("hand1"), opts.get("hand2")
+    if opts.get("deck"):
+        path = Path(str(opts["deck"]))
+        try:
+            doc = tomllib.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise BalanceError(f"{path}: deck file not found") from None
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+            raise BalanceError(f"{path}: not valid TOML: {e}") from None
+        extra = sorted(set(doc) - {"hand", "hand1", "hand2", "name", "notes"})
+        if extra:
+            raise BalanceError(f"{path}: unknown key {extra[0]!r}; a deck file has hand1, hand2 (or hand)")
+        h1 = h1 or doc.get("hand1") or doc.get("hand")
+        h2 = h2 or doc.get("hand2")
+        where = str(path)
+    else:
+        where = "--set hand1"
+    if not h1:
+        raise BalanceError("setup custom needs hands: --set hand1=CARD,CARD,... (and hand2=...) or --set deck=FILE.toml")
+    a = parse_hand(tables, h1, where)
+    b = parse_hand(tables, h2, where.replace("hand1", "hand2")) if h2 else list(a)
+    return a, b
+
+
+def _first(opts: dict) -> int:
+    f = str(opts.get("first", "random")).strip().lower()
+    if f in ("random", ""):
+        return -1
+    if f in ("1", "2"):
+        return int(f) - 1
+    raise BalanceError(f"--set first={opts['first']!r}: allowed random, 1 or 2")
+
+
+def check_settings(tables: Tables, settings: dict) -> None:
+    setup = settings.get("setup", DEFAULT_SETUP)
+    if setup not in SETUPS:
+        raise BalanceError(f"unknown setup {setup!r} for blade_rondo; available: {', '.join(SETUPS)}")
+    if settings.get("matchup"):
+        raise BalanceError("blade_rondo has no matchup; give hands with --setup custom --set hand1=... hand2=...")
+    setup_table(tables, settings)
+
+
+def setup_table(tables: Tables, settings: dict) -> np.ndarray:
+    """The SETUP table the kernel reads: mode, list lengths, first player, card lists."""
+    opts = _options(settings)
+    setup = settings.get("setup", DEFAULT_SETUP)
+    mode, boxes, _ = SETUP_SPECS[setup]
+    if setup != "custom" and (opts.get("hand1") or opts.get("hand2") or opts.get("deck")):
+        raise BalanceError(f"hands (hand1/hand2/deck) are for --setup custom, not {setup}")
+    t = np.zeros(E.SETUP_W, np.int64)
+    t[E.SU_MODE] = mode
+    t[E.SU_FIRST] = _first(opts)
+    if mode == E.SM_FIXED:
+        lists = custom_hands(tables, opts)
+    elif isinstance(boxes, str):
+        lists = (tables.boxes[boxes], [])
+    else:
+        lists = (tables.boxes[boxes[0]], tables.boxes[boxes[1]])
+    r = tables.data.files["rules"]
+    need = {E.SM_DEAL: 2 * r["deal"], E.SM_SPLIT_RANDOM: r["hand_size"], E.SM_SPLIT_PICK: r["hand_size"],
+            E.SM_BAN: r["ban"] + r["hand_size"], E.SM_FIXED: r["hand_size"]}[mode]
+    for i, lst in enumerate(lists):
+        if (i == 0 or mode != E.SM_DEAL) and len(lst) < need:
+            raise BalanceError(f"setup {setup}: {len(lst)} cards, {need} needed")
+    for i, lst in enumerate(lists):
+        at = E.SU_LIST0 if i == 0 else E.SU_LIST1
+        t[E.SU_N0 + i] = len(lst)
+        t[at:at + len(lst)] = lst
+    return t
+
+
+def new_machine(tables: Tables, settings: dict | None = None, trace_rows: int = 0, script_rows: int = 0) -> np.ndarray:
+    """A fresh machine: the tables' image with the setup table, an empty state, room for
+    ``script_rows`` scripted answers and ``trace_rows`` events."""
+    size = tables.image.size
+    m = np.zeros(size + script_rows * 3 + trace_rows * E.TRACE_W, np.int64)
+    m[:size] = tables.image
+    if settings is not None:
+        m[E.SETUP_AT:E.SETUP_AT + E.SETUP_W] = setup_table(tables, settings)
+    m[E.M_SCRIPT_AT] = size
+    m[E.M_TRACE_AT] = size + script_rows * 3
+    m[E.M_TRACE_CAP] = trace_rows
+    return m
+
+
+def trace_rows(m: np.ndarray) -> np.ndarray:
+    """The events written so far, int64[n, TRACE_W]."""
+    at = int(m[E.M_TRACE_AT])
+    return m[at:at + int(m[E.M_TRACE_N]) * E.TRACE_W].reshape(-1, E.TRACE_W)
+
+
+def simulate_chunk(tables: Tables, settings: dict, start: int, count: int, key: np.ndarray, strategies, params,
+                   machine: np.ndarray | None = None) -> np.ndarray:
+    """Play games ``start .. start+count-1``; return their records (``record_dt``)."""
+    from simulators.blade_rondo.rules_nb import simulate_chunk_nb
+
+    out = np.zeros(count, dtype=E.record_dt)
+    m = machine if machine is not None else new_machine(tables, settings)
+    simulate_chunk_nb()(m, np.int64(start), np.int64(count), key, strategies[0].fn, params[0], strategies[1].fn,
+                        params[1], np.int64(0), np.int64(1), out)
+    return out
+
+
+def max_rounds(tables: Tables) -> int:
+    """The turn cap (the generic API's name; Blade Rondo counts turns)."""
+    return int(tables.data.files["rules"]["max_turns"])
+
+
+def labels(tables: Tables) -> dict[str, Any]:
+    """Names per id for the reports: ``card`` is indexed by card number (0 unused), as the bits of
+    hand0/hand1, used0/used1, sealed0/sealed1."""
+    names = [""] + [tables.card_name(i) for i in range(1, 61)]
+    return {
+        "card": names, "card_ja": [""] + [tables.card_name(i, ja=True) for i in range(1, 61)],
+        "card_key": [""] + [tables.keys.get(i, "") for i in range(1, 61)],
+        "breathing": [tables.card_name(i) for i in (E.ID_HEAT, E.ID_PROT, E.ID_PULSE)],
+        "end_reason": list(E.END_NAMES), "provisional": tables.provisional, "seats": 2,
+        "rounds_column": "turns", "life_column": "life",
+    }
+
+
+# ----------------------------------------------------------------------------- telling a game
+def _slot_card(m: np.ndarray, g: int) -> int:
+    return int(m[E.SLOT0 + g * E.SLOT_W + E.L_CARD])
+
+
+def describe_events(tables: Tables, m: np.ndarray, names=("P1", "P2"), since: int = 0) -> list[tuple[int, str]]:
+    """The trace rows (from index ``since``) as (turn, sentence) pairs."""
+    f = tables.data.files
+    act = tables.action_keys
+    actn = [f["actions"][k]["name"] for k in act]
+    stn = [f["statuses"][k]["name"] for k in tables.status_keys]
+    subn = [f["subordinates"][k]["name"] for k in tables.sub_keys]
+    cn = tables.card_name
+    out = []
+    for turn, seat, code, a, b, c in trace_rows(m)[since:].tolist():
+        who = names[seat] if seat in (0, 1) else ""
+        other = names[1 - seat] if seat in (0, 1) else ""
+        t = None
+        if code == E.EV_HAND:
+            t = f"{who} holds {cn(a)}"
+        elif code == E.EV_KEEP:
+            t = f"{who} keeps {cn(a)}"
+        elif code == E.EV_BAN:
+            t = f"{who} bans {cn(a)}"
+        elif code == E.EV_FIRST:
+            t = f"{who} moves first"
+        elif code == E.EV_TURN:
+            t = (f"{who}'s turn: Voltage stays {a}, Burst (lose 1 life)" if c else f"{who}'s turn: Voltage {a}") + \
+                f", {'Night' if b else 'Day'}"
+        elif code == E.EV_USE:
+            t = f"{who} uses {actn[-1 - c] if c < 0 else cn(a)}" + (f" ({cn(a)})" if c < 0 else "") + f", cost {b}"
+        elif code == E.EV_FACE_DOWN:
+            t = f"{who} puts a card face down (cost {b})"
+        elif code == E.EV_RESPOND:
+            t = f"{who} responds with {cn(a)}"
+        elif code == E.EV_NEGATED:
+            t = f"{who} negates {actn[b] if b >= 0 else cn(a)}"
+        elif code == E.EV_BLOCKED:
+            t = f"{who}'s {actn[b] if b >= 0 else cn(a)} is negated (continuing effect)"
+        elif code == E.EV_PAY:
+            t = f"{who} pays {a} so that it is not negated"
+        elif code == E.EV_TAX_REFUSED:
+            t = f"{who} does not pay: {actn[b] if b >= 0 else cn(a)} is negated"
+        elif code == E.EV_ATTACK:
+            t = (f"{who}: Physical Attack, attack {b} vs defence {c}" if a == E.DMG_PHYS else
+                 f"{who}: Magic Attack ({b})")
+        elif code == E.EV_DAMAGE:
+            t = f"{who} deals {b} damage to {names[a]}" + (" (not an attack)" if c == E.DMG_DIRECT else "")
+        elif code == E.EV_LOSE:
+            t = f"{who} loses {a} life ({b} left)"
+        elif code == E.EV_GAIN:
+            t = f"{who} gains {a} life ({b})"
+        elif code == E.EV_PARAM:
+            t = f"{who}'s {E.PARAM_NAMES[a]} {'is' if c == 0 else 'is until the end of the turn'} {b}"
+        elif code == E.EV_EXTRA_COST:
+            t = f"{who} may spend {a} more cost this turn"
+        elif code == E.EV_ATTACH:
+            t = f"{who} attaches {cn(a)} to {names[c]} as <{stn[b]}>"
+        elif code == E.EV_SUMMON:
+            t = f"{who} summons {subn[b]}"
+        elif code == E.EV_SUBACT:
+            t = f"{who}'s {cn(a)} performs {actn[b]}"
+        elif code == E.EV_MODE:
+            t = f"{who} chooses {actn[b]}"
+        elif code == E.EV_PHOS:
+            t = f"{who} uses Phosphorescence ({'+1' if a > 0 else '-1'}): damage {b}"
+        elif code == E.EV_DISCARD:
+            t = f"{cn(a)} of {who} goes to the discard pile"
+        elif code == E.EV_SEAL:
+            t = f"{who} seals {cn(a)} for {names[b]}"
+        elif code == E.EV_REVIVE:
+            t = f"{who} revives with {a} life"
+        elif code == E.EV_SWAP:
+            t = f"Day and Night are swapped until the end of the turn: {'Night' if a else 'Day'}"
+        elif code == E.EV_COIN_PLACE:
+            t = f"{who} puts {cn(a)} into the Set Area (gold coins)"
+        elif code == E.EV_COIN_RETURN:
+            t = f"{who} returns {cn(a)} to the hand (gold coins)"
+        elif code == E.EV_RETURN:
+            t = f"{who} returns {cn(a)} to the hand (Alchemy)"
+        elif code == E.EV_REUSE:
+            t = f"{who} uses {cn(a)} again for {b}"
+        elif code == E.EV_REVEAL:
+            t = f"{who} reveals " + ", ".join(cn(_slot_card(m, seat * E.SLOTS + i)) for i in range(7) if (a >> i) & 1)
+        elif code == E.EV_LOCK:
+            t = f"until the end of the turn, {E.TYPE_NAMES[a]} actions are negated"
+        elif code == E.EV_NEG_SUBS:
+            t = f"until the end of the turn, {names[a]}'s subordinates' effects are negated"
+        elif code == E.EV_NEG_ATTACKS:
+            t = "until the end of the turn, every attack is negated"
+        elif code == E.EV_SACRIFICE:
+            t = f"{who} pays the Sacrifice of {cn(a)}"
+        elif code == E.EV_END:
+            t = f"end of {who}'s turn (life {a} : {b})"
+        elif code == E.EV_KO:
+            t = "both fall: draw" if seat < 0 else f"{who} wins (life {a} : {b})"
+        elif code == E.EV_WIN:
+            t = f"{who} wins by the effect of {cn(a)}"
+        elif code == E.EV_TIMEOUT:
+            t = f"turn cap ({a} turns): timeout"
+        elif code == E.EV_ILLEGAL:
+            t = f"{who} made an illegal choice ({E.PHASE_NAMES[a]} {b}, legal mask {c:#x})"
+        if t is None:
+            t = f"event {code} {a} {b} {c}"
+        del other
+        out.append((turn, t))
+    if m[E.M_TRACE_CUT]:
+        out.append((-1, "(log cut: trace buffer full)"))
+    return out
+
+
+def replay(tables: Tables, settings: dict, key: np.ndarray, game: int, strategies, params) -> list[str]:
+    """Game ``game`` of a run, told turn by turn (re-simulated with a trace: same outcome)."""
+    m = new_machine(tables, settings, trace_rows=400 * (max_rounds(tables) + 2))
+    rec = simulate_chunk(tables, settings, game, 1, key, strategies, params, machine=m)[0]
+    lines = ["Setup:"]
+    last = None
+    for turn, txt in describe_events(tables, m):
+        started = txt.startswith(("P1's turn", "P2's turn"))
+        if started and turn != last:
+            lines.append(f"Turn {turn + 1}:")
+            last = turn
+        lines.append(f"  {txt}")
+    end = E.END_NAMES[rec["end_reason"]]
+    res = "draw" if rec["winner"] < 0 else f"P{rec['winner'] + 1} wins"
+    lines.append(f"Result: {res} by {end} after {rec['turns']} turns (life {rec['life0']} : {rec['life1']})")
+    return lines
+
+
+def snapshot(tables: Tables, m: np.ndarray) -> dict:
+    """The state as plain JSON-able values (both seats' zones, face-down cards named too)."""
+    from simulators.blade_rondo.rules_nb import eff_values
+
+    f = tables.data.files
+    night = bool(eff_values()(m, 2) )
+    seats = []
+    for p in range(2):
+        b = E.SEAT0 + p * E.SEAT_W
+        zones = {z: [] for z in ("hand", "front", "play", "face_down", "flipped", "discard")}
+        for i in range(E.SLOTS):
+            g = p * E.SLOTS + i
+            sl = E.SLOT0 + g * E.SLOT_W
+            z = int(m[sl + E.L_ZONE])
+            name = tables.card_name(int(m[sl + E.L_CARD]))
+            if z == E.Z_HAND:
+                zones["front" if i >= E.HAND_SLOTS else "hand"].append(name)
+            elif z == E.Z_UP:
+                zones["play"].append(name)
+            elif z == E.Z_DOWN:
+                zones["face_down"].append(name)
+            elif z == E.Z_FLIPPED:
+                zones["flipped"].append(name)
+            elif z == E.Z_DISCARD:
+                zones["discard"].append(name)
+        set_area = []
+        for g in range(2 * E.SLOTS):
+            sl = E.SLOT0 + g * E.SLOT_W
+            if m[sl + E.L_ZONE] == E.Z_SET and m[sl + E.L_WHERE] == p:
+                st, sub = int(m[sl + E.L_STATUS]), int(m[sl + E.L_SUB])
+                entry = {"card": tables.card_name(int(m[sl + E.L_CARD]))}
+                if sub >= 0:
+                    entry["subordinate"] = f["subordinates"][tables.sub_keys[sub]]["name"]
+                elif st >= 0:
+                    entry["status"] = f["statuses"][tables.status_keys[st]]["name"]
+                else:
+                    entry["coins"] = int(tables.cards[int(m[sl + E.L_CARD])]["gold_coins"])
+                under = [tables.card_name(_slot_card(m, u)) for u in range(2 * E.SLOTS)
+                         if m[E.SLOT0 + u * E.SLOT_W + E.L_ZONE] == E.Z_UNDER and m[E.SLOT0 + u * E.SLOT_W + E.L_HOST] == g]
+                if under:
+                    entry["under"] = under
+                set_area.append(entry)
+        statuses = {f["statuses"][k]["name"]: int(m[b + E.O_ST + i]) for i, k in enumerate(tables.status_keys)
+                    if m[b + E.O_ST + i]}
+        seats.append({
+            "life": int(m[b + E.O_LIFE]),
+            "attack": int(eff_values()(m, 4 * p)), "attack_die": int(m[b + E.O_ATK]),
+            "defence": int(eff_values()(m, 4 * p + 1)), "defence_die": int(m[b + E.O_DEF]),
+            "voltage": int(m[b + E.O_VOLT]), "cost_left": int(m[b + E.O_VOLT] + m[b + E.O_BONUS] - m[b + E.O_SPENT]),
+            **zones, "set_area": set_area, "statuses": statuses,
+            "sealed": [tables.card_name(i) for i in range(1, 61) if (int(m[b + E.O_SEALED]) >> i) & 1],
+        })
+    return {"turn": int(m[E.S_TURN]) + 1, "active": int(m[E.S_ACTIVE]) + 1, "day_night": "night" if night else "day",
+            "seats": seats}
+
+
+# ----------------------------------------------------------------------------- scenarios
+_ANSWER_PHASES = {n: i for i, n in enumerate(E.PHASE_NAMES)}
+_ANSWER_PHASES.update({"discard": E.PH_HAND, "reveal": E.PH_HAND, "pick": E.PH_REVEALED, "use": E.PH_ACTION})
+_CARD_PHASES = {E.PH_ACTION, E.PH_RESPOND, E.PH_SUB, E.PH_SET_CARD, E.PH_HAND, E.PH_REVEALED, E.PH_COIN_PLACE,
+                E.PH_COIN_RETURN}
+
+
+class _Script:
+    """Scripted answers written into the machine for ``script_nb.scripted_nb``."""
+
+    def __init__(self, tables: Tables, m: np.ndarray, path: Path):
+        self.t, self.m, self.path = tables, m, path
+        self.rows = 0
+        self.cap = (m.size - int(m[E.M_SCRIPT_AT])) // 3
+
+    def push(self, seat: int, phase: int, value: int) -> None:
+        at = int(self.m[E.M_SCRIPT_AT]) + self.rows * 3
+        self.m[at:at + 3] = (seat, phase, value)
+        self.rows += 1
+        self.m[E.M_SCRIPT_N] = self.rows
+
+    def answer(self, seat: int, text: str, where: str) -> None:
+        from simulators.blade_rondo.script_nb import BY_CARD
+
+        if not isinstance(text, str) or ":" not in text:
+            raise BalanceError(f"{self.path}: {where}: answer {text!r}: expected PHASE:VALUE, e.g. respond:霧紡ぎのパール")
+        ph, val = (x.strip() for x in text.split(":", 1))
+        if ph not in _ANSWER_PHASES:
+            raise BalanceError(f"{self.path}: {where}: unknown phase {ph!r}; known: {', '.join(_ANSWER_PHASES)}")
+        phase = _ANSWER_PHASES[ph]
+        low = val.lower()
+        if low in ("yes", "no"):
+            v = 1 if low == "yes" else 0
+        elif low in ("pass", "end", "done", "none"):
+            v = E.GBIT_NONE if phase in (E.PH_SUB, E.PH_SET_CARD, E.PH_COIN_RETURN) else E.BIT_END
+        elif val.lstrip("-").isdigit() and phase not in _CARD_PHASES:
+            v = int(val)
+        elif phase == E.PH_MODE:
+            v = self._mode_index(val, where)
+        elif phase in _CARD_PHASES:
+            v = BY_CARD + self.t.lookup(val, f"{self.path}: {where}")
+        else:
+            raise BalanceError(f"{self.path}: {where}: {ph} takes yes/no or a number, got {val!r}")
+        self.push(seat, phase, v)
+
+    def _mode_index(self, val: str, where: str) -> int:
+        if val.isdigit():
+            return int(val)
+        for steps in ([s for c in self.t.cards.values() for s in c["effect"]] +
+                      [{"do": "choose_one", "actions": a["choose"]} for a in self.t.data.files["actions"].values()]):
+            if steps.get("do") == "choose_one" and val in steps["actions"]:
+                return steps["actions"].index(val)
+        raise BalanceError(f"{self.path}: {where}: {val!r} is no mode of a choice")
+
+
+def _illegal_reason(tables: Tables, m: np.ndarray) -> str:
+    seat, phase, value, mask = (int(m[x]) for x in (E.S_ILL_SEAT, E.S_ILL_PHASE, E.S_ILL_VALUE, E.S_ILL_MASK))
+    name = E.PHASE_NAMES[phase]
+    if phase in (E.PH_KEEP, E.PH_BAN, E.PH_X, E.PH_PAY, E.PH_PHOS, E.PH_OPTION, E.PH_MODE):
+        legal = [str(b) for b in range(63) if (mask >> b) & 1]
+    else:
+        glob = phase in (E.PH_SUB, E.PH_SET_CARD, E.PH_COIN_RETURN)
+        owner = 1 - seat if phase == E.PH_REVEALED else seat
+        legal = []
+        for b in range(63):
+            if (mask >> b) & 1:
+                if b in (E.BIT_END, E.GBIT_NONE) and b == (E.GBIT_NONE if glob else E.BIT_END):
+                    legal.append("pass/none")
+                else:
+                    g = b if glob else owner * E.SLOTS + b
+                    legal.append(tables.card_name(_slot_card(m, g)) if g < 2 * E.SLOTS else str(b))
+    return f"seat {seat + 1}'s {name} answer is not allowed here (allowed: {', '.join(legal) or 'nothing'})"
+
+
+def _why_not(tables: Tables, m: np.ndarray, seat: int, ls: int) -> str:
+    g = seat * E.SLOTS + ls
+    cid = _slot_card(m, g)
+    b = E.SEAT0 + seat * E.SEAT_W
+    if (int(m[b + E.O_SEALED]) >> cid) & 1:
+        return f"{tables.card_name(cid)} is sealed"
+    left = int(m[b + E.O_VOLT] + m[b + E.O_BONUS] - m[b + E.O_SPENT])
+    c = tables.cards[cid]
+    cost = tables.data.files["rules"]["response_cost"] if c["response"] else c["cost"]
+    if cost == "X":
+        cost = tables.data.files["rules"]["protection_min"]
+    if isinstance(cost, int) and cost > left:
+        return f"{tables.card_name(cid)} costs {cost} but only {left} cost is left"
+    return f"{tables.card_name(cid)} cannot be used now (its Sacrifice cannot be paid, or its cost after modifiers " \
+           f"exceeds the {left} left)"
+
+
+def run_scenario(path: Path) -> list[dict]:
+    """Play a scripted game from a TOML file; return one state per step (the JSON lines).
+
+    Keys: ``game = "blade_rondo"``; optional ``data`` (a folder, relative to the file) and
+    ``overrides`` (``KEY=VALUE`` list); ``first`` (1 or 2); ``hands = [[7 cards], [7 cards]]``
+    (names, keys or numbers); optional ``[start]`` with ``life``, ``attack``, ``defence``,
+    ``voltage`` (two values each), ``subordinates``, ``attached``, ``face_down`` (lists of
+    ``{ seat = 1, card = "..." }``, the card taken from that seat's hand; ``attached`` also
+    ``to = 1|2`` and ``status``); then ``[[turn]]`` tables: ``seat`` (checked), ``start`` (answers
+    during turn start, ``{ p1 = [...], p2 = [...] }``) and ``plays``: card names or tables
+    ``{ card = "...", x = 2, answers = { p1 = ["phos:yes"], p2 = ["respond:..."] } }``. Answers are
+    ``PHASE:VALUE`` (phases: respond, pay, phosphorescence (phos), option, x, mode, subordinate,
+    set_card, hand (discard/reveal), revealed (pick), coin_place, coin_return). Every step runs
+    through the same kernels as a simulated game; an illegal play or answer is a one-line error
+    naming the turn and why."""
+    from simulators.blade_rondo.rules_nb import (
+        STEP_END_TURN, STEP_SETUP, STEP_TURN_START, STEP_USE, action_mask, place, step_nb,
+    )
+    from simulators.blade_rondo.script_nb import scripted_nb
+
+    path = Path(path)
+    try:
+        doc = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise BalanceError(f"{path}: scenario file not found") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+        raise BalanceError(f"{path}: not valid TOML: {e}") from None
+    allowed = {"game", "data", "overrides", "first", "hands", "start", "turn", "notes"}
+    extra = sorted(set(doc) - allowed)
+    if extra:
+        raise BalanceError(f"{path}: unknown key {extra[0]!r}; allowed: {', '.join(sorted(allowed))}")
+    data_dir = doc.get("data")
+    if data_dir:
+        data_dir = (path.parent / data_dir).resolve()
+    tables = build_tables(load_data(data_dir, doc.get("overrides", [])))
+    hands = doc.get("hands")
+    if not isinstance(hands, list) or len(hands) != 2:
+        raise BalanceError(f"{path}: hands needs two lists (seat 1, seat 2)")
+    first = doc.get("first", 1)
+    if first not in (1, 2):
+        raise BalanceError(f"{path}: first = {first!r}; allowed 1 or 2")
+    h = [parse_hand(tables, hands[p], f"{path}: hands[{p}]") for p in range(2)]
+    settings = {"setup": "custom", "options": {"hand1": h[0], "hand2": h[1], "first": str(first)}}
+    turns = doc.get("turn", [])
+    n_plays = sum(len(t.get("plays", [])) + 4 for t in turns) + 8
+    m = new_machine(tables, settings, trace_rows=200 * (len(turns) + 2), script_rows=40 * n_plays)
+    script = _Script(tables, m, path)
+    step = step_nb()
+    fn = scripted_nb
+    params = np.zeros(1)
+    step(m, STEP_SETUP, 0, 0, fn, params, fn, params)
+    _apply_start(tables, m, doc.get("start", {}), path, place())
+    since = int(m[E.M_TRACE_N])
+    rows = [dict(step="setup", **snapshot(tables, m), events=[t for _, t in describe_events(tables, m)])]
+    mask_of = action_mask()
+
+    def done_row(row):
+        if m[E.S_DONE]:
+            row["winner"] = int(m[E.S_WINNER]) + 1 if m[E.S_WINNER] >= 0 else 0
+            row["end"] = E.END_NAMES[int(m[E.S_END])]
+        return row
+
+    def record(kind, extra=None):
+        nonlocal since
+        row = dict(step=kind, **snapshot(tables, m), events=[t for _, t in describe_events(tables, m, since=since)])
+        since = int(m[E.M_TRACE_N])
+        if extra:
+            row.update(extra)
+        rows.append(done_row(row))
+
+    def check(where):
+        if m[E.S_END] == E.END_ILLEGAL and m[E.S_ILL_SEAT] >= 0:
+            raise BalanceError(f"{path}: {where}: {_illegal_reason(tables, m)}")
+        heads = [int(m[E.M_SCRIPT_HEAD + p]) for p in range(2)]
+        for i in range(script.rows):
+            seat, phase, _ = (int(x) for x in m[int(m[E.M_SCRIPT_AT]) + 3 * i:int(m[E.M_SCRIPT_AT]) + 3 * i + 3])
+            if i >= heads[seat]:
+                raise BalanceError(f"{path}: {where}: seat {seat + 1}'s {E.PHASE_NAMES[phase]} answer was never "
+                                   f"asked (the decision did not come up or had only one choice)")
+
+    def answers(spec, where):
+        if not spec:
+            return
+        if not isinstance(spec, dict) or set(spec) - {"p1", "p2"}:
+            raise BalanceError(f"{path}: {where}: answers are {{ p1 = [...], p2 = [...] }}")
+        for key, lst in spec.items():
+            for a in lst if isinstance(lst, list) else [lst]:
+                script.answer(0 if key == "p1" else 1, a, where)
+
+    seat = first - 1
+    for ti, turn in enumerate(turns):
+        where = f"turn {ti + 1}"
+        if m[E.S_DONE]:
+            raise BalanceError(f"{path}: {where}: the game is already over")
+        if "seat" in turn and turn["seat"] != seat + 1:
+            raise BalanceError(f"{path}: {where}: it is seat {seat + 1}'s turn, not seat {turn['seat']}'s")
+        extra = sorted(set(turn) - {"seat", "start", "plays", "notes"})
+        if extra:
+            raise BalanceError(f"{path}: {where}: unknown key {extra[0]!r}; allowed: seat, start, plays, notes")
+        answers(turn.get("start"), f"{where} (turn start)")
+        step(m, STEP_TURN_START, seat, 0, fn, params, fn, params)
+        check(f"{where} (turn start)")
+        record("turn_start", {"seat": seat + 1})
+        for pi, play in enumerate(turn.get("plays", [])):
+            pw = f"{where}, play {pi + 1}"
+            if m[E.S_DONE]:
+                raise BalanceError(f"{path}: {pw}: the game is already over")
+            spec = {"card": play} if isinstance(play, (str, int)) else dict(play)
+            bad = sorted(set(spec) - {"card", "x", "answers", "notes"})
+            if bad:
+                raise BalanceError(f"{path}: {pw}: unknown key {bad[0]!r}; allowed: card, x, answers")
+            cid = tables.lookup(spec.get("card"), f"{path}: {pw}")
+            ls = next((i for i in range(E.SLOTS) if _slot_card(m, seat * E.SLOTS + i) == cid
+                       and m[E.SLOT0 + (seat * E.SLOTS + i) * E.SLOT_W + E.L_ZONE] == E.Z_HAND), None)
+            if ls is None:
+                raise BalanceError(f"{path}: {pw}: seat {seat + 1} cannot use {tables.card_name(cid)}: it is not in "
+                                   f"the hand (or in front)")
+            if not (int(mask_of(m, seat)) >> ls) & 1:
+                raise BalanceError(f"{path}: {pw}: seat {seat + 1} cannot use {tables.card_name(cid)}: "
+                                   f"{_why_not(tables, m, seat, ls)}")
+            if "x" in spec:
+                script.push(seat, E.PH_X, int(spec["x"]))
+            answers(spec.get("answers"), pw)
+            step(m, STEP_USE, seat, ls, fn, params, fn, params)
+            check(pw)
+            record("play", {"seat": seat + 1, "card": tables.card_name(cid)})
+        if m[E.S_DONE]:
+            break
+        step(m, STEP_END_TURN, seat, 0, fn, params, fn, params)
+        record("end_turn", {"seat": seat + 1})
+        seat = 1 - seat
+    return rows
+
+
+def _apply_start(tables: Tables, m: np.ndarray, st: dict, path: Path, place_fn) -> None:
+    """A scenario's starting position: parameters, then cards moved from a hand to the Set Area or
+    face down."""
+    allowed = {"life", "attack", "defence", "voltage", "subordinates", "attached", "face_down", "notes"}
+    extra = sorted(set(st) - allowed)
+    if extra:
+        raise BalanceError(f"{path}: start: unknown key {extra[0]!r}; allowed: {', '.join(sorted(allowed))}")
+    r = tables.data.files["rules"]
+    limits = {"life": (0, r["life_cap"]), "attack": (0, r["param_cap"]), "defence": (0, r["param_cap"]),
+              "voltage": (0, r["param_cap"])}
+    slot = {"life": E.O_LIFE, "attack": E.O_ATK, "defence": E.O_DEF, "voltage": E.O_VOLT}
+    for name, (lo, hi) in limits.items():
+        if name in st:
+            vals = st[name]
+            if not isinstance(vals, list) or len(vals) != 2 or not all(isinstance(x, int) and lo <= x <= hi for x in vals):
+                raise BalanceError(f"{path}: start.{name} needs two values in {lo}..{hi} (seat 1, seat 2)")
+            for p in range(2):
+                m[E.SEAT0 + p * E.SEAT_W + slot[name]] = vals[p]
+    f = tables.data.files
+    for kind in ("subordinates", "attached", "face_down"):
+        for i, e in enumerate(st.get(kind, [])):
+            where = f"{path}: start.{kind}[{i}]"
+            if not isinstance(e, dict) or e.get("seat") not in (1, 2) or "card" not in e:
+                raise BalanceError(f"{where}: expected {{ seat = 1|2, card = \"...\" }}")
+            p = e["seat"] - 1
+            cid = tables.lookup(e["card"], where)
+            ls = next((k for k in range(E.SLOTS) if _slot_card(m, p * E.SLOTS + k) == cid
+                       and m[E.SLOT0 + (p * E.SLOTS + k) * E.SLOT_W + E.L_ZONE] == E.Z_HAND), None)
+            if ls is None:
+                raise BalanceError(f"{where}: {tables.card_name(cid)} is not in seat {p + 1}'s hand")
+            g = p * E.SLOTS + ls
+            c = tables.cards[cid]
+            if kind == "face_down":
+                if not c["response"]:
+                    raise BalanceError(f"{where}: {tables.card_name(cid)} has no Response; it cannot be face down")
+                place_fn(m, g, E.Z_DOWN, p, -1, -1)
+            elif kind == "subordinates":
+                sub = next((s["subordinate"] for s in c["effect"] if s.get("do") == "summon"), None)
+                if sub is None:
+                    raise BalanceError(f"{where}: {tables.card_name(cid)} summons nothing")
+                place_fn(m, g, E.Z_SET, p, -1, tables.sub_keys.index(sub))
+            else:
+                status = e.get("status") or next((s["status"] for s in c["effect"] if s.get("do") == "attach"), None)
+                if status not in f["statuses"]:
+                    raise BalanceError(f"{where}: give status = one of {', '.join(f['statuses'])}")
+                to = e.get("to", e["seat"])
+                if to not in (1, 2):
+                    raise BalanceError(f"{where}: to = 1 or 2")
+                place_fn(m, g, E.Z_SET, to - 1, tables.status_keys.index(status), -1)
+
+
+def to_json_lines(rows: list[dict]) -> str:
+    return "\n".join(json.dumps(r, ensure_ascii=False) for r in rows)

@@ -1,0 +1,531 @@
+"""Blade Rondo state helpers: table access, the trace, zones, parameters, damage and decisions.
+
+Kernels work on one int64 *machine* ``m`` (layout in ``enums.py``), a raw ``int64*`` inside
+the kernels (``memory_nb.as_machine_nb``): no reference counts, one register per call.
+Strategies receive ``v``, the same machine as an (unmanaged) array, and the four strategy
+arguments ``s0, p0, s1, p1`` travel with it to every kernel that may ask a decision.
+
+Compile-time rules learned in Colosseum (measured): kernels called from other kernels carry
+an explicit signature on ``MP`` (otherwise numba compiles one specialisation per distinct
+tuple of literal arguments); small helpers are ``inline='always'``. No card number is
+written here: every amount comes from a table or a program row.
+"""
+from numba import njit
+from numba.types import boolean as b1
+from numba.types import float64 as f8
+from numba.types import int64 as i8
+from numba.types import void
+
+from simulators.blade_rondo.enums import (
+    AU_ATK_DAY, AU_ATK_NIGHT, AU_DEF_DAY, AU_DEF_NIGHT, AU_MAGIC, AU_PHYS, AU_SUBATK_DAY, AU_SUBATK_NIGHT, AURA_W,
+    C_COINS, C_COST, C_LIMITED, C_TYPE, C_WIDTH, CARDS_AT, DMG_DIRECT, DMG_PHYS, END_DOUBLE_KO,
+    END_ILLEGAL, END_KO, EV_DAMAGE, EV_DISCARD, EV_GAIN, EV_ILLEGAL, EV_KO, EV_LOSE, EV_PARAM, EV_PHOS, F_ADJ,
+    F_DEALT, F_HALVE, F_SEAT, FRAMES, FRAME_W, L_CARD, L_HOST, L_ORDER, L_STATUS, L_STSEAT, L_SUB,
+    L_WHERE, L_ZONE, M_TRACE_AT, M_TRACE_CAP, M_TRACE_CUT, M_TRACE_N, O_ATK, O_ATK_T, O_AURA, O_BONUS, O_COINS,
+    O_COSTMOD_T, O_DEF, O_DEF_T, O_DISC, O_DMG, O_DMGMOD_T, O_DOLLS, O_DOWN, O_FLIPPED, O_HAND, O_LIFE, O_NOGAIN, O_NPHOS,
+    O_PHOS_USED, O_RECV_T, O_SAURA, O_SEALED, O_SET, O_SPENT, O_ST, O_SUBS, O_UP, O_VOLT, PH_PHOS, R_DAY_MAX, R_LIFE_CAP, R_PARAM_CAP, R_PHOS_CONSUMED, R_RETAINER_DEF, R_SEAL_COUNTS, RULES_AT, S_ACTIVE,
+    S_CTX_A, S_CTX_B, S_CTX_CARD, S_CTX_OP, S_CTX_SEAT, S_DONE, S_END, S_ILL_MASK, S_ILL_PHASE, S_ILL_SEAT,
+    S_ILL_VALUE, S_ORDER, S_SUBS_NEG, S_SWAP, S_TURN, S_WINNER, SB_ATK_DAY, SB_ATK_NIGHT, SB_ATK_YOURS, SB_AURA,
+    SB_DEF, SB_DOLL, SB_WIDTH, SEAT0, SEAT_W, SLOT0, SLOT_W, SLOTS, ST_AURA, ST_NOGAIN, ST_PHOS, ST_SEAL, ST_WIDTH,
+    STATUS_AT, SUBS_AT, SYM_SUPPORT, TRACE_W, Z_DISCARD, Z_DOWN, Z_FLIPPED, Z_HAND, Z_SET, Z_UNDER, Z_UP,
+)
+from simulators.common.memory_nb import MACHINE_PTR as MP
+from simulators.common.strategy import STRATEGY_T
+
+ST = STRATEGY_T
+F8A = f8[::1]
+I8A = i8[::1]
+
+
+# ----------------------------------------------------------------------------- table access
+@njit(cache=True, inline='always')
+def seat_nb(p):
+    """Offset of seat ``p``'s block."""
+    return SEAT0 + p * SEAT_W
+
+
+@njit(cache=True, inline='always')
+def slot_nb(g):
+    """Offset of global slot ``g`` (seat g // 10, local slot g % 10)."""
+    return SLOT0 + g * SLOT_W
+
+
+@njit(cache=True, inline='always')
+def card_nb(m, cid, col):
+    return m[CARDS_AT + cid * C_WIDTH + col]
+
+
+@njit(cache=True, inline='always')
+def sub_nb(m, s, col):
+    return m[SUBS_AT + s * SB_WIDTH + col]
+
+
+@njit(cache=True, inline='always')
+def status_nb(m, s, col):
+    return m[STATUS_AT + s * ST_WIDTH + col]
+
+
+@njit(cache=True, inline='always')
+def rule_nb(m, r):
+    return m[RULES_AT + r]
+
+
+@njit(cache=True, inline='always')
+def frame_nb(depth):
+    return FRAMES + depth * FRAME_W
+
+
+@njit(cache=True, inline='always')
+def lowest_bit_nb(mask):
+    """Index of the lowest set bit of a non-zero ``mask``."""
+    i = 0
+    while (mask >> i) & 1 == 0:
+        i += 1
+    return i
+
+
+@njit(cache=True, inline='always')
+def night_nb(m):
+    """Night when both Voltages add up to more than ``day_max_sum``, flipped by a swap (T2)."""
+    total = m[SEAT0 + O_VOLT] + m[SEAT0 + SEAT_W + O_VOLT]
+    return (total > m[RULES_AT + R_DAY_MAX]) != (m[S_SWAP] == 1)
+
+
+@njit(cache=True, inline='always')
+def remaining_nb(m, p):
+    """Cost the seat can still spend this turn: Voltage + extra cost - cost paid."""
+    b = SEAT0 + p * SEAT_W
+    return m[b + O_VOLT] + m[b + O_BONUS] - m[b + O_SPENT]
+
+
+# ----------------------------------------------------------------------------- trace
+@njit(void(MP, i8, i8, i8, i8, i8), cache=True)
+def emit_nb(m, seat, code, a, b, c):
+    """Append one event row (turn, seat, code, a, b, c) to the trace (no-op when tracing is off)."""
+    cap = m[M_TRACE_CAP]
+    if cap == 0:
+        return
+    n = m[M_TRACE_N]
+    if n >= cap:
+        m[M_TRACE_CUT] = 1  # the replay says the log was cut
+        return
+    at = m[M_TRACE_AT] + n * TRACE_W
+    m[at] = m[S_TURN]
+    m[at + 1] = seat
+    m[at + 2] = code
+    m[at + 3] = a
+    m[at + 4] = b
+    m[at + 5] = c
+    m[M_TRACE_N] = n + 1
+
+
+# ----------------------------------------------------------------------------- decisions
+@njit(i8(MP, I8A, ST, F8A, ST, F8A, i8, i8, i8), cache=True)
+def decide_nb(m, v, s0, p0, s1, p1, phase, seat, mask):
+    """Ask ``seat``'s strategy for one of the set bits of ``mask``. A single legal choice is
+    taken without asking. A choice outside the mask ends the game as ``illegal`` (recorded
+    with its phase, value and mask for the scenario errors); the lowest legal choice is
+    returned so that the caller can unwind normally."""
+    if mask & (mask - 1) == 0:
+        return lowest_bit_nb(mask)
+    c = s0(phase, v, seat, mask, p0) if seat == 0 else s1(phase, v, seat, mask, p1)
+    if c < 0 or c > 62 or (mask >> c) & 1 == 0:
+        if m[S_DONE] == 0:
+            m[S_DONE] = 1
+            m[S_END] = END_ILLEGAL
+            m[S_WINNER] = -1
+            m[S_ILL_SEAT] = seat
+            m[S_ILL_PHASE] = phase
+            m[S_ILL_VALUE] = c
+            m[S_ILL_MASK] = mask
+            emit_nb(m, seat, EV_ILLEGAL, phase, c, mask)
+        return lowest_bit_nb(mask)
+    return c
+
+
+@njit(cache=True, inline='always')
+def context_nb(m, op, card, a, b, seat):
+    """What a strategy may read about the decision being asked (S_CTX_*)."""
+    m[S_CTX_OP] = op
+    m[S_CTX_CARD] = card
+    m[S_CTX_A] = a
+    m[S_CTX_B] = b
+    m[S_CTX_SEAT] = seat
+
+
+# ----------------------------------------------------------------------------- parameters
+@njit(cache=True, inline='always')
+def aura_nb(m, p, col):
+    """A continuous modifier of seat ``p``: its statuses' auras plus its subordinates' (unless
+    their effects are negated this turn)."""
+    b = SEAT0 + p * SEAT_W
+    x = m[b + O_AURA + col]
+    if (m[S_SUBS_NEG] >> p) & 1 == 0:
+        x += m[b + O_SAURA + col]
+    return x
+
+
+@njit(cache=True, inline='always')
+def eff_attack_nb(m, p):
+    """Seat ``p``'s Attack: the die + until-end-of-turn changes + auras for Day/Night, >= 0."""
+    b = SEAT0 + p * SEAT_W
+    a = m[b + O_ATK] + m[b + O_ATK_T] + aura_nb(m, p, AU_ATK_NIGHT if night_nb(m) else AU_ATK_DAY)
+    return a if a > 0 else 0
+
+
+@njit(cache=True, inline='always')
+def eff_defence_nb(m, p):
+    """Seat ``p``'s Defence: the die + until-end-of-turn changes + auras for Day/Night, >= 0."""
+    b = SEAT0 + p * SEAT_W
+    d = m[b + O_DEF] + m[b + O_DEF_T] + aura_nb(m, p, AU_DEF_NIGHT if night_nb(m) else AU_DEF_DAY)
+    return d if d > 0 else 0
+
+
+@njit(i8(MP, i8, i8), cache=True)
+def sub_attack_nb(m, p, g):
+    """Attack of subordinate ``g`` of seat ``p`` (D1): printed Day/Night value, or the player's
+    Attack ("X"), plus the auras for subordinates."""
+    s = m[SLOT0 + g * SLOT_W + L_SUB]
+    night = night_nb(m)
+    if sub_nb(m, s, SB_ATK_YOURS):
+        a = eff_attack_nb(m, p)
+    else:
+        a = sub_nb(m, s, SB_ATK_NIGHT) if night else sub_nb(m, s, SB_ATK_DAY)
+    a += aura_nb(m, p, AU_SUBATK_NIGHT if night else AU_SUBATK_DAY)
+    return a if a > 0 else 0
+
+
+@njit(i8(MP, i8), cache=True)
+def best_sub_defence_nb(m, p):
+    """Highest DEF among seat ``p``'s subordinates whose effects are not negated (-1: none)."""
+    if m[RULES_AT + R_RETAINER_DEF] == 0 or (m[S_SUBS_NEG] >> p) & 1:
+        return -1
+    subs = m[SEAT0 + p * SEAT_W + O_SUBS]
+    best = -1
+    while subs:
+        g = lowest_bit_nb(subs)
+        subs &= subs - 1
+        d = sub_nb(m, m[SLOT0 + g * SLOT_W + L_SUB], SB_DEF)
+        if d > best:
+            best = d
+    return best
+
+
+@njit(void(MP, i8, i8, i8), cache=True)
+def set_param_nb(m, p, param, value):
+    """Set a die (Attack, Defence, Voltage) to ``value`` within 0..param_cap (P1)."""
+    cap = m[RULES_AT + R_PARAM_CAP]
+    x = value if value < cap else cap
+    x = x if x > 0 else 0
+    at = SEAT0 + p * SEAT_W + O_ATK + param
+    if m[at] != x:
+        m[at] = x
+        emit_nb(m, p, EV_PARAM, param, x, 0)
+
+
+@njit(void(MP, i8, i8), cache=True)
+def gain_life_nb(m, p, amount):
+    """Gain life up to life_cap, unless a Brand stops it (P2)."""
+    b = SEAT0 + p * SEAT_W
+    if amount <= 0 or m[b + O_NOGAIN] > 0:
+        return
+    cap = m[RULES_AT + R_LIFE_CAP]
+    x = m[b + O_LIFE] + amount
+    x = x if x < cap else cap
+    if x > m[b + O_LIFE]:
+        emit_nb(m, p, EV_GAIN, x - m[b + O_LIFE], x, 0)
+        m[b + O_LIFE] = x
+
+
+@njit(void(MP, i8, i8), cache=True)
+def lose_life_nb(m, p, amount):
+    """Lose life (Burst, Poison): not damage, so no Phosphorescence (NT 3.2)."""
+    b = SEAT0 + p * SEAT_W
+    if amount <= 0:
+        return
+    x = m[b + O_LIFE] - amount
+    m[b + O_LIFE] = x if x > 0 else 0
+    emit_nb(m, p, EV_LOSE, amount, m[b + O_LIFE], 0)
+
+
+@njit(b1(MP), cache=True)
+def check_ko_nb(m):
+    """A check point (T9): a player at life 0 loses; both at 0: a draw. True when the game is over."""
+    if m[S_DONE]:
+        return True
+    l0 = m[SEAT0 + O_LIFE]
+    l1 = m[SEAT0 + SEAT_W + O_LIFE]
+    if l0 > 0 and l1 > 0:
+        return False
+    m[S_DONE] = 1
+    if l0 <= 0 and l1 <= 0:
+        m[S_WINNER] = -1
+        m[S_END] = END_DOUBLE_KO
+    else:
+        m[S_WINNER] = 0 if l1 <= 0 else 1
+        m[S_END] = END_KO
+    emit_nb(m, m[S_WINNER], EV_KO, l0, l1, 0)
+    return True
+
+
+# ----------------------------------------------------------------------------- zones
+@njit(void(MP, i8, i8, i8), cache=True)
+def _set_effects_nb(m, g, seat, sign):
+    """Add (sign 1) or remove (-1) the effects a Set Area card has on ``seat``: a status's count
+    and aura, a subordinate's aura and Doll count, its gold coins."""
+    sl = SLOT0 + g * SLOT_W
+    b = SEAT0 + seat * SEAT_W
+    m[b + O_COINS] += sign * card_nb(m, m[sl + L_CARD], C_COINS)
+    st = m[sl + L_STATUS]
+    if st >= 0 and m[sl + L_STSEAT] == seat:
+        m[b + O_ST + st] += sign
+        m[b + O_NPHOS] += sign * status_nb(m, st, ST_PHOS)
+        m[b + O_NOGAIN] += sign * status_nb(m, st, ST_NOGAIN)
+        for k in range(AURA_W):
+            m[b + O_AURA + k] += sign * status_nb(m, st, ST_AURA + k)
+    s = m[sl + L_SUB]
+    if s >= 0:
+        m[b + O_DOLLS] += sign * sub_nb(m, s, SB_DOLL)
+        for k in range(AURA_W):
+            m[b + O_SAURA + k] += sign * sub_nb(m, s, SB_AURA + k)
+
+
+@njit(void(MP, i8), cache=True)
+def leave_zone_nb(m, g):
+    """Take slot ``g`` out of its zone (masks and Set Area effects); its zone becomes 0."""
+    sl = SLOT0 + g * SLOT_W
+    owner = g // SLOTS
+    bit = 1 << (g % SLOTS)
+    ob = SEAT0 + owner * SEAT_W
+    z = m[sl + L_ZONE]
+    if z == Z_HAND:
+        m[ob + O_HAND] &= ~bit
+    elif z == Z_UP:
+        m[ob + O_UP] &= ~bit
+    elif z == Z_DOWN:
+        m[ob + O_DOWN] &= ~bit
+    elif z == Z_FLIPPED:
+        m[ob + O_FLIPPED] &= ~bit
+    elif z == Z_DISCARD:
+        m[ob + O_DISC] &= ~bit
+    elif z == Z_SET:
+        w = m[sl + L_WHERE]
+        wb = SEAT0 + w * SEAT_W
+        m[wb + O_SET] &= ~(1 << g)
+        m[wb + O_SUBS] &= ~(1 << g)
+        _set_effects_nb(m, g, w, -1)
+        if m[sl + L_STATUS] >= 0 and m[sl + L_STSEAT] != w and m[sl + L_STSEAT] >= 0:
+            _set_effects_nb(m, g, m[sl + L_STSEAT], -1)
+    elif z == Z_UNDER:
+        # a card under a Seal may still act (NT 6.2, rules.sealed_attachment_counts)
+        if m[sl + L_STSEAT] >= 0 and m[RULES_AT + R_SEAL_COUNTS]:
+            st = m[sl + L_STATUS]
+            if st >= 0:
+                b = SEAT0 + m[sl + L_STSEAT] * SEAT_W
+                m[b + O_ST + st] -= 1
+                m[b + O_NPHOS] -= status_nb(m, st, ST_PHOS)
+                m[b + O_NOGAIN] -= status_nb(m, st, ST_NOGAIN)
+                for k in range(AURA_W):
+                    m[b + O_AURA + k] -= status_nb(m, st, ST_AURA + k)
+    m[sl + L_ZONE] = 0
+    m[sl + L_HOST] = -1
+
+
+@njit(void(MP, i8, i8), cache=True)
+def to_zone_nb(m, g, zone):
+    """Move slot ``g`` to a zone of its owner (hand/front, play area, face down, flipped, discard).
+    A card leaving the Set Area stops being a subordinate or a status."""
+    leave_zone_nb(m, g)
+    sl = SLOT0 + g * SLOT_W
+    owner = g // SLOTS
+    bit = 1 << (g % SLOTS)
+    ob = SEAT0 + owner * SEAT_W
+    m[sl + L_ZONE] = zone
+    m[sl + L_WHERE] = owner
+    m[sl + L_STATUS] = -1
+    m[sl + L_SUB] = -1
+    m[sl + L_STSEAT] = -1
+    if zone == Z_HAND:
+        m[ob + O_HAND] |= bit
+    elif zone == Z_UP:
+        m[ob + O_UP] |= bit
+    elif zone == Z_DOWN:
+        m[ob + O_DOWN] |= bit
+    elif zone == Z_FLIPPED:
+        m[ob + O_FLIPPED] |= bit
+    elif zone == Z_DISCARD:
+        m[ob + O_DISC] |= bit
+
+
+@njit(void(MP, i8, i8, i8, i8), cache=True)
+def to_set_nb(m, g, where, status, sub):
+    """Place slot ``g`` in ``where``'s Set Area as a status (id, or -1), a subordinate (id, or
+    -1) or a plain coin card (both -1). A status counts for ``where`` (U2)."""
+    leave_zone_nb(m, g)
+    sl = SLOT0 + g * SLOT_W
+    m[sl + L_ZONE] = Z_SET
+    m[sl + L_WHERE] = where
+    m[sl + L_STATUS] = status
+    m[sl + L_SUB] = sub
+    m[sl + L_STSEAT] = where if status >= 0 else -1
+    m[S_ORDER] += 1
+    m[sl + L_ORDER] = m[S_ORDER]
+    wb = SEAT0 + where * SEAT_W
+    m[wb + O_SET] |= 1 << g
+    if sub >= 0:
+        m[wb + O_SUBS] |= 1 << g
+    _set_effects_nb(m, g, where, 1)
+
+
+@njit(void(MP, i8, i8), cache=True)
+def to_under_nb(m, g, host):
+    """Put slot ``g`` under the Seal ``host`` (R4/R5): it leaves its place; a status it was keeps
+    counting only with rules.sealed_attachment_counts (NT 6.2, Ver1.00)."""
+    sl = SLOT0 + g * SLOT_W
+    st = m[sl + L_STATUS]
+    stseat = m[sl + L_STSEAT]
+    leave_zone_nb(m, g)
+    m[sl + L_ZONE] = Z_UNDER
+    m[sl + L_HOST] = host
+    m[sl + L_WHERE] = m[SLOT0 + host * SLOT_W + L_WHERE]
+    m[sl + L_SUB] = -1
+    if st >= 0 and stseat >= 0 and m[RULES_AT + R_SEAL_COUNTS]:
+        b = SEAT0 + stseat * SEAT_W
+        m[b + O_ST + st] += 1
+        m[b + O_NPHOS] += status_nb(m, st, ST_PHOS)
+        m[b + O_NOGAIN] += status_nb(m, st, ST_NOGAIN)
+        for k in range(AURA_W):
+            m[b + O_AURA + k] += status_nb(m, st, ST_AURA + k)
+        m[sl + L_STATUS] = st
+        m[sl + L_STSEAT] = stseat
+    else:
+        m[sl + L_STATUS] = -1
+        m[sl + L_STSEAT] = -1
+
+
+@njit(void(MP, i8), cache=True)
+def recompute_sealed_nb(m, p):
+    """Names sealed for seat ``p``: the cards under the Seals in its Set Area."""
+    sealed = 0
+    for g in range(2 * SLOTS):
+        sl = SLOT0 + g * SLOT_W
+        if m[sl + L_ZONE] == Z_UNDER:
+            host = m[sl + L_HOST]
+            hs = SLOT0 + host * SLOT_W
+            if m[hs + L_ZONE] == Z_SET and m[hs + L_WHERE] == p:
+                sealed |= 1 << m[sl + L_CARD]
+    m[SEAT0 + p * SEAT_W + O_SEALED] = sealed
+
+
+@njit(void(MP, i8), cache=True)
+def discard_nb(m, g):
+    """Put slot ``g`` into its owner's discard pile; a Seal leaving takes the cards under it along
+    and frees their names (U7)."""
+    sl = SLOT0 + g * SLOT_W
+    was_set = m[sl + L_ZONE] == Z_SET
+    where = m[sl + L_WHERE]
+    is_seal = was_set and m[sl + L_STATUS] >= 0 and status_nb(m, m[sl + L_STATUS], ST_SEAL) == 1
+    to_zone_nb(m, g, Z_DISCARD)
+    emit_nb(m, g // SLOTS, EV_DISCARD, m[sl + L_CARD], g, 0)
+    if is_seal:
+        for u in range(2 * SLOTS):
+            us = SLOT0 + u * SLOT_W
+            if m[us + L_ZONE] == Z_UNDER and m[us + L_HOST] == g:
+                to_zone_nb(m, u, Z_DISCARD)
+                emit_nb(m, u // SLOTS, EV_DISCARD, m[us + L_CARD], u, 0)
+        recompute_sealed_nb(m, where)
+
+
+@njit(i8(MP, i8, i8), cache=True)
+def subs_matching_nb(m, p, filt):
+    """Global-slot mask of seat ``p``'s subordinates (filter 1: Dolls only). Negated effects do
+    not change what a card is (GG 6.3)."""
+    subs = m[SEAT0 + p * SEAT_W + O_SUBS]
+    if filt == 0:
+        return subs
+    out = 0
+    x = subs
+    while x:
+        g = lowest_bit_nb(x)
+        x &= x - 1
+        if sub_nb(m, m[SLOT0 + g * SLOT_W + L_SUB], SB_DOLL):
+            out |= 1 << g
+    return out
+
+
+# ----------------------------------------------------------------------------- damage
+@njit(i8(MP, I8A, ST, F8A, ST, F8A, i8, i8, i8, i8, i8), cache=True)
+def apply_damage_nb(m, v, s0, p0, s1, p1, src, dst, amount, kind, fr):
+    """Damage ``amount`` from seat ``src`` to seat ``dst`` (``kind``: DMG_PHYS / DMG_MAGIC for
+    attacks, DMG_DIRECT for a damage step), GG 5.2 steps 9-13 (RULINGS D3, D4): the attacker's
+    adjustments, the defender's, Phosphorescence of the turn player then the other, life.
+    ``fr``: the action's frame (its Add count and the answered attack's changes), or -1.
+    Returns the damage dealt."""
+    sb = SEAT0 + src * SEAT_W
+    db = SEAT0 + dst * SEAT_W
+    d = amount
+    if kind != DMG_DIRECT and src != dst:
+        d += aura_nb(m, src, AU_PHYS if kind == DMG_PHYS else AU_MAGIC) + m[sb + O_DMGMOD_T + kind]
+        d = d if d > 0 else 0
+    d += m[db + O_RECV_T]
+    if kind != DMG_DIRECT and fr >= 0:
+        d += m[fr + F_ADJ]
+    d = d if d > 0 else 0
+    if kind != DMG_DIRECT and fr >= 0 and m[fr + F_HALVE]:
+        d = d // 2
+    # Phosphorescence: the turn player decides first, then the other (NT 5.2, GG steps 11-12)
+    first = m[S_ACTIVE]
+    for i in range(2):
+        p = first if i == 0 else 1 - first
+        pb = SEAT0 + p * SEAT_W
+        if m[pb + O_NPHOS] > 0 and (p == src or p == dst) and m[S_DONE] == 0:
+            context_nb(m, PH_PHOS, -1, d, src, dst)
+            if decide_nb(m, v, s0, p0, s1, p1, PH_PHOS, p, 3) == 1:
+                if p == dst:
+                    d = d - 1 if d > 0 else 0
+                else:
+                    d += 1
+                m[pb + O_PHOS_USED] += 1
+                emit_nb(m, p, EV_PHOS, 1 if p != dst else -1, d, 0)
+                if m[RULES_AT + R_PHOS_CONSUMED]:
+                    x = m[pb + O_SET]
+                    while x:
+                        g = lowest_bit_nb(x)
+                        x &= x - 1
+                        st = m[SLOT0 + g * SLOT_W + L_STATUS]
+                        if st >= 0 and status_nb(m, st, ST_PHOS) == 1:
+                            discard_nb(m, g)
+                            break
+    life = m[db + O_LIFE] - d
+    m[db + O_LIFE] = life if life > 0 else 0
+    emit_nb(m, src, EV_DAMAGE, dst, d, kind)
+    if src != dst:
+        m[sb + O_DMG] += d
+        if fr >= 0 and m[fr + F_SEAT] == src:
+            m[fr + F_DEALT] += d
+    return d
+
+
+# ----------------------------------------------------------------------------- costs
+@njit(cache=True, inline='always')
+def action_cost_nb(m, p, base, sym):
+    """A cost after the until-end-of-turn modifiers of its symbol (not Special), at least 0."""
+    c = base
+    if sym <= SYM_SUPPORT:
+        c += m[SEAT0 + p * SEAT_W + O_COSTMOD_T + sym]
+    return c if c > 0 else 0
+
+
+@njit(cache=True, inline='always')
+def is_limited_nb(m, cid):
+    return card_nb(m, cid, C_LIMITED) == 1
+
+
+@njit(cache=True, inline='always')
+def printed_cost_nb(m, cid):
+    return card_nb(m, cid, C_COST)
+
+
+@njit(cache=True, inline='always')
+def card_type_nb(m, cid):
+    return card_nb(m, cid, C_TYPE)

@@ -1,0 +1,1191 @@
+"""Blade Rondo rule kernels: conditions and steps, responses, one action, the turn, setup, the game.
+
+Every kernel works on the machine ``m`` (``enums.py``), a raw ``int64*``; ``v`` is the same
+machine as an unmanaged array for the strategies (``s0, p0, s1, p1``). The flow of one action
+(``one_action_nb``, RULINGS D2 = GG 5.2):
+
+ 1. Forge / Alchemy (optional, the strategy decides), 2. the cost and the Sacrifice, then a check
+ point, 3. continuing negation (a Topaz lock, Fluorite), 4. the defending seat's face-down
+ Responses one at a time (its strategy decides), 5-14. the effect rows: pre-attack rows, attacks
+ (``_attack_nb`` -> ``effects_nb.apply_damage_nb``: attack value, defence value, base damage,
+ adjustments, Phosphorescence, life), Add guards, 15. the answered responses' after-the-attack
+ effects, then a check point, 16. the immediately-after rows (reuse, Dazzle).
+
+Actions never nest: a step that starts another action (a sub-action such as Dazzle or a Carol
+mode, a reuse of Dance Sword, a subordinate made to act by Conductor Sword) is the last step of
+its list (``game.load_data`` checks it), so it queues the action and ``run_queue_nb`` runs it when
+the current one has finished. No kernel is recursive (a recursive numba function compiled about
+four times slower, measured: 20 s against 6 s).
+"""
+from numba import from_dtype, njit, types
+from numba.types import boolean as b1
+from numba.types import int64 as i8
+from numba.types import void
+
+from simulators.blade_rondo.effects_nb import (
+    F8A, I8A, ST, action_cost_nb, apply_damage_nb, best_sub_defence_nb, card_nb, check_ko_nb, context_nb,
+    decide_nb, discard_nb, eff_attack_nb, eff_defence_nb, emit_nb, gain_life_nb, lose_life_nb, lowest_bit_nb,
+    night_nb, remaining_nb, set_param_nb, sub_attack_nb, sub_nb, subs_matching_nb, to_set_nb, to_under_nb,
+    to_zone_nb,
+)
+from simulators.blade_rondo.enums import (
+    A_CH, A_COST, A_NCH, A_PROG, A_PROG_N, A_SYM, A_SYM_NIGHT, A_WIDTH, ACTIONS_AT, BIT_END, C_AFTER,
+    C_AFTER_N, C_ALCH, C_BREATH, C_COINS, C_COST, C_DOLL, C_EFF, C_EFF_N, C_FORGE, C_FORGE_N, C_IMM, C_IMM_N,
+    C_NORESP, C_RESP, C_RESPIF, C_RESPIF_N, C_SAC, C_SAC_N, C_SACCHK, C_SETAS, C_SUMMON, C_TYPE, C_XCOST, DMG_DIRECT,
+    DMG_MAGIC, DMG_PHYS, DO_ATTACH, DO_CHANGE, DO_CHOOSE_ONE, DO_COST_MOD, DO_DAMAGE, DO_DEALT_MOD, DO_DISCARD_SET,
+    DO_DISCARD_SUB, DO_EXTRA_COST, DO_GAIN, DO_JUMP, DO_LOCK_SYMBOL, DO_LOSE, DO_MAGIC, DO_MAY_DISCARD_BREATH,
+    DO_MAY_DISCARD_SUB, DO_NEG_ATTACKS, DO_NEG_SUBS, DO_NEG_UNLESS_PAY, DO_NEGATE, DO_OPP_DISCARDS, DO_PAY_EXTRA,
+    DO_PERFORM, DO_PHYS, DO_RECV_MOD, DO_RETURN_SUB, DO_REUSE, DO_REVEAL_DISCARD, DO_REVIVE, DO_SEAL,
+    DO_SET_TO_COST, DO_SUB_ACTS, DO_SUMMON, DO_SWAP, DO_THIS_DMG, DO_WIN, DUR_EOT, DUR_PERM, DUR_TURN, END_SPECIAL,
+    END_TIMEOUT, EV_ATTACH, EV_ATTACK, EV_BLOCKED, EV_COIN_PLACE, EV_COIN_RETURN, EV_END, EV_EXTRA_COST,
+    EV_FACE_DOWN, EV_FIRST, EV_HAND, EV_LOCK, EV_MODE, EV_NEG_ATTACKS, EV_NEG_SUBS, EV_NEGATED, EV_PARAM, EV_PAY,
+    EV_RESPOND, EV_RETURN, EV_REUSE, EV_REVEAL, EV_REVIVE, EV_SACRIFICE, EV_SEAL, EV_SUBACT, EV_SUMMON, EV_SWAP,
+    EV_TAX_REFUSED, EV_TIMEOUT, EV_TURN, EV_USE, EV_WIN, F_ACTION, F_ADJ, F_ATTACK, F_CARD, F_COST, F_DEALT,
+    F_HALVE, F_KIND, F_NEG, F_NOADD, F_PEND, F_PREV_USED, F_SEAT, F_SLOT, F_SUB, F_SYM, F_X, FRAME_W, FRAMES,
+    GBIT_NONE, HAND_SLOTS, ID_HEAT, ID_PROT, ID_PULSE, IF_DAY, IF_DEALT, IF_DOLLS_AT_LEAST, IF_HAND_EMPTY,
+    IF_LIFE_ZERO, IF_NIGHT, IF_NO_DOLL_DISCARD, IF_OPP_VOLT_AT_LEAST, IF_SYM_USED_BEFORE, K_CARD, K_SUB,
+    K_SUBACTION, L_CARD, L_HOST, L_ORDER, L_STATUS, L_STSEAT, L_SUB, L_WHERE, L_ZONE, LAST_GUARD, M_RNG,
+    O_ATK, O_ATK_T, O_ATTACKS, O_BONUS, O_BREATH_USED, O_COINS, O_COSTMOD_T, O_DEF, O_DEF_T, O_DISC,
+    O_DMG, O_DMGMOD_T, O_DOLLS, O_DOWN, O_DUP, O_FLIPPED, O_HAND, O_HANDMASK, O_LIFE, O_RECV_T, O_RESPONDED,
+    O_REVEALED, O_SEALED, O_SET, O_SPENT, O_SUBS, O_UP, O_USED, O_VOLT, O_VOLT_EOT, P_A, P_B, P_C, P_D, P_THEN, P_WIDTH, PARAM_ATK, PARAM_DEF, PARAM_VOLT, PH_ACTION, PH_BAN, PH_COIN_PLACE, PH_COIN_RETURN, PH_HAND,
+    PH_KEEP, PH_MODE, PH_OPTION, PH_PAY, PH_RESPOND, PH_REVEALED, PH_SET_CARD, PH_SUB, PH_X, POOL, PROG_AT,
+    R_BAN, R_DEAL, R_HAND, R_LIFE_CAP, R_MAX_TURNS, R_PARAM_CAP, R_PROT_MIN, R_RESP_COST, R_SEAL_ST,
+    R_SECOND_ATK, R_START_LIFE, RULES_AT, S_ACTIONS, S_ACTIVE, S_COIN_DONE, S_DONE, S_END, S_FIRST,
+    S_ILL_SEAT, S_NEG_ATTACKS, S_PHASE, S_RESP_FRAME, S_SUBS_NEG, S_SWAP, S_SYM_LOCK, S_SYM_USED, S_TURN, S_WINNER,
+    SB_ACT, SB_NACT, SEAT0, SEAT_W, SETUP_AT, SL_HEAT, SL_PROT, SL_PULSE, SLOT0, SLOT_W, SLOTS, SM_BAN, SM_DEAL,
+    SM_SPLIT_PICK, SM_SPLIT_RANDOM, STATE0, STATE_END, SU_FIRST, SU_LIST0, SU_LIST1, SU_MODE, SU_N0,
+    SU_N1, SYM_BREATH, SYM_CHOICE, SYM_MAGIC, SYM_PHYS, SYM_SUPPORT, WHO_SELF, X_FIXED, X_OPP_HALF_UP, X_OPP_LIFE,
+    Z_DOWN, Z_FLIPPED, Z_HAND, Z_OUT, Z_SET, Z_UNDER, Z_UP, DRAFT, N_IDS, record_dt,
+    STATUS_AT, ST_WIDTH, ST_TOS, ST_TOS_N, EV_BAN, C_LIMITED, QUEUE, Q_ACTION, Q_CARD, Q_COST, Q_KIND, Q_MAX,
+    Q_SEAT, Q_SLOT, Q_SUB, Q_W, S_QTAIL,
+)
+from simulators.common.memory_nb import MACHINE_PTR as MP
+from simulators.common.memory_nb import as_machine_nb, unmanaged_nb, unmanaged_view_nb
+from simulators.common.rng_nb import popcount_nb, rand_below_nb, seed_nb
+
+RECORDS_T = types.Array(from_dtype(record_dt), 1, "C")
+CHUNK_SIG = types.void(
+    types.int64[::1], types.int64, types.int64, types.uint64[::1],
+    ST, F8A, ST, F8A, types.int64, types.int64, RECORDS_T,
+)
+SWORDS = (1 << HAND_SLOTS) - 1  # local bits of the sword slots
+
+
+# ----------------------------------------------------------------------------- conditions
+@njit(b1(MP, i8, i8, i8), cache=True)
+def cond_nb(m, seat, fr, row):
+    """One condition row for ``seat`` in the action of frame ``fr`` (-1: none)."""
+    op = m[row]
+    a = m[row + P_A]
+    b = SEAT0 + seat * SEAT_W
+    if op == IF_DAY:
+        return not night_nb(m)
+    if op == IF_NIGHT:
+        return night_nb(m)
+    if op == IF_DEALT:  # Add (D5); a Lapis Lazuli ignores it
+        return fr >= 0 and m[fr + F_DEALT] >= 1 and m[fr + F_NOADD] == 0
+    if op == IF_HAND_EMPTY:
+        return m[b + O_HAND] & SWORDS == 0
+    if op == IF_DOLLS_AT_LEAST:
+        return m[b + O_DOLLS] >= a
+    if op == IF_NO_DOLL_DISCARD:
+        x = m[b + O_DISC]
+        while x:
+            i = lowest_bit_nb(x)
+            x &= x - 1
+            if card_nb(m, m[SLOT0 + (seat * SLOTS + i) * SLOT_W + L_CARD], C_DOLL):
+                return False
+        return True
+    if op == IF_SYM_USED_BEFORE:  # R6
+        return fr >= 0 and (m[fr + F_PREV_USED] >> m[fr + F_SYM]) & 1 == 1
+    if op == IF_OPP_VOLT_AT_LEAST:
+        return m[SEAT0 + (1 - seat) * SEAT_W + O_VOLT] >= a
+    if op == IF_LIFE_ZERO:
+        return m[b + O_LIFE] <= 0
+    return False
+
+
+@njit(b1(MP, I8A, ST, F8A, ST, F8A, i8, i8, i8), cache=True)
+def guard_nb(m, v, s0, p0, s1, p1, seat, fr, row):
+    """A guard row: a condition, or an optional step ("you may ...; if you do") that asks."""
+    op = m[row]
+    if op == DO_MAY_DISCARD_BREATH:
+        g = seat * SLOTS + m[row + P_A]
+        z = m[SLOT0 + g * SLOT_W + L_ZONE]
+        if z != Z_HAND and z != Z_UP:
+            return False
+        context_nb(m, op, m[fr + F_CARD] if fr >= 0 else -1, g, 0, seat)
+        if decide_nb(m, v, s0, p0, s1, p1, PH_OPTION, seat, 3) == 1:
+            discard_nb(m, g)
+            return True
+        return False
+    if op == DO_MAY_DISCARD_SUB:
+        cand = subs_matching_nb(m, seat, m[row + P_A])
+        if cand == 0:
+            return False
+        context_nb(m, op, m[fr + F_CARD] if fr >= 0 else -1, 0, 0, seat)
+        ch = decide_nb(m, v, s0, p0, s1, p1, PH_SUB, seat, cand | (1 << GBIT_NONE))
+        if ch == GBIT_NONE:
+            return False
+        discard_nb(m, ch)
+        return True
+    return cond_nb(m, seat, fr, row)
+
+
+@njit(b1(MP, i8, i8), cache=True)
+def sacrifice_feasible_nb(m, seat, cid):
+    """Whether the card's Sacrifice can be done now: a mandatory discard of a subordinate needs
+    one, unless a condition skips it (Grim Scabiosa with a Doll in the discard pile)."""
+    pc = card_nb(m, cid, C_SAC)
+    end = pc + card_nb(m, cid, C_SAC_N)
+    while pc < end:
+        row = PROG_AT + pc * P_WIDTH
+        op = m[row]
+        if op == DO_JUMP:
+            pc += 1 + m[row + P_A]
+            continue
+        if op <= LAST_GUARD:
+            pc += 1 if cond_nb(m, seat, -1, row) else 1 + m[row + P_THEN]
+            continue
+        if op == DO_DISCARD_SUB and subs_matching_nb(m, seat, m[row + P_A]) == 0:
+            return False
+        pc += 1
+    return True
+
+
+# ----------------------------------------------------------------------------- steps
+@njit(void(MP, I8A, ST, F8A, ST, F8A, i8, i8, i8), cache=True)
+def _attack_nb(m, v, s0, p0, s1, p1, seat, fr, row):
+    """A Physical Attack or a Magic Attack (X) of ``seat`` (or of the acting subordinate), D1."""
+    opp = 1 - seat
+    op = m[row]
+    if op == DO_PHYS:
+        if m[fr + F_KIND] == K_SUB:
+            a = sub_attack_nb(m, seat, m[fr + F_SUB])
+        else:
+            a = eff_attack_nb(m, seat)
+        a *= m[row + P_A]
+        d = 0
+        if m[row + P_B] == 0:
+            d = eff_defence_nb(m, opp)
+            sd = best_sub_defence_nb(m, opp)
+            d = sd if sd > d else d
+        base = a - d if a > d else 0
+        kind = DMG_PHYS
+    else:
+        xk = m[row + P_A]
+        ol = m[SEAT0 + opp * SEAT_W + O_LIFE]
+        if xk == X_FIXED:
+            a = m[row + P_B]
+        elif xk == X_OPP_HALF_UP:
+            a = (ol + 1) // 2
+        elif xk == X_OPP_LIFE:
+            a = ol
+        else:
+            a = popcount_nb(m[SEAT0 + opp * SEAT_W + O_SET])
+        a += m[row + P_C]
+        d = 0
+        base = a if a > 0 else 0
+        kind = DMG_MAGIC
+    m[SEAT0 + seat * SEAT_W + O_ATTACKS] += 1
+    emit_nb(m, seat, EV_ATTACK, kind, a, d)
+    apply_damage_nb(m, v, s0, p0, s1, p1, seat, opp, base, kind, fr)
+
+
+@njit(void(MP, I8A, ST, F8A, ST, F8A, i8, i8, i8, i8), cache=True)
+def exec_step_nb(m, v, s0, p0, s1, p1, seat, fr, row, self_g):
+    """One effect row for ``seat`` (the card's user, the responder, the status's holder) in the
+    action of frame ``fr``; ``self_g`` is the slot of the card whose text this is."""
+    op = m[row]
+    a = m[row + P_A]
+    b = m[row + P_B]
+    c = m[row + P_C]
+    opp = 1 - seat
+    sb = SEAT0 + seat * SEAT_W
+    if op == DO_PHYS or op == DO_MAGIC:
+        _attack_nb(m, v, s0, p0, s1, p1, seat, fr, row)
+    elif op == DO_DAMAGE:
+        apply_damage_nb(m, v, s0, p0, s1, p1, seat, seat if a == WHO_SELF else opp, b, DMG_DIRECT, fr)
+    elif op == DO_LOSE:
+        lose_life_nb(m, seat if a == WHO_SELF else opp, b)
+    elif op == DO_GAIN:
+        gain_life_nb(m, seat if a == WHO_SELF else opp, b if c == 0 else m[fr + F_DEALT])
+    elif op == DO_CHANGE:
+        t = seat if c == WHO_SELF else opp
+        tb = SEAT0 + t * SEAT_W
+        dur = m[row + P_D]
+        if dur == DUR_PERM:
+            set_param_nb(m, t, a, m[tb + O_ATK + a] + b)
+        elif dur == DUR_TURN:
+            if a == PARAM_ATK:
+                m[tb + O_ATK_T] += b
+            elif a == PARAM_DEF:
+                m[tb + O_DEF_T] += b
+            emit_nb(m, t, EV_PARAM, a, m[tb + O_ATK + a] + (m[tb + O_ATK_T] if a == PARAM_ATK else m[tb + O_DEF_T]),
+                    1)
+        elif dur == DUR_EOT:
+            if a == PARAM_VOLT:
+                m[tb + O_VOLT_EOT] += b
+    elif op == DO_SET_TO_COST:
+        set_param_nb(m, seat, a, m[fr + F_X])
+    elif op == DO_EXTRA_COST:
+        m[sb + O_BONUS] += b
+        emit_nb(m, seat, EV_EXTRA_COST, b, 0, 0)
+    elif op == DO_COST_MOD:
+        m[sb + O_COSTMOD_T + a] += b
+    elif op == DO_DEALT_MOD:
+        m[sb + O_DMGMOD_T + a] += b
+    elif op == DO_RECV_MOD:
+        m[sb + O_RECV_T] += b
+    elif op == DO_THIS_DMG:
+        m[fr + F_ADJ] += b
+        m[fr + F_HALVE] |= c
+        m[fr + F_NOADD] |= m[row + P_D]
+    elif op == DO_ATTACH:
+        if self_g >= 0 and m[SLOT0 + self_g * SLOT_W + L_ZONE] == Z_UP:
+            t = seat if c == WHO_SELF else opp
+            to_set_nb(m, self_g, t, a, -1)
+            emit_nb(m, seat, EV_ATTACH, m[SLOT0 + self_g * SLOT_W + L_CARD], a, t)
+    elif op == DO_SUMMON:
+        if self_g >= 0 and m[SLOT0 + self_g * SLOT_W + L_ZONE] == Z_UP:
+            to_set_nb(m, self_g, seat, -1, a)
+            emit_nb(m, seat, EV_SUMMON, m[SLOT0 + self_g * SLOT_W + L_CARD], a, self_g)
+    elif op == DO_NEGATE:
+        m[fr + F_NEG] = 1
+        emit_nb(m, seat, EV_NEGATED, m[fr + F_CARD], m[fr + F_ACTION], 0)
+    elif op == DO_NEG_UNLESS_PAY:  # R3: the acting player decides
+        actor = m[fr + F_SEAT]
+        pay = 0
+        if remaining_nb(m, actor) >= b:
+            context_nb(m, op, m[SLOT0 + self_g * SLOT_W + L_CARD] if self_g >= 0 else -1, b, 0, seat)
+            pay = decide_nb(m, v, s0, p0, s1, p1, PH_PAY, actor, 3)
+        if pay == 1:
+            m[SEAT0 + actor * SEAT_W + O_SPENT] += b
+            emit_nb(m, actor, EV_PAY, b, 0, 0)
+        else:
+            m[fr + F_NEG] = 1
+            emit_nb(m, actor, EV_TAX_REFUSED, m[fr + F_CARD], m[fr + F_ACTION], 0)
+    elif op == DO_LOCK_SYMBOL:
+        m[S_SYM_LOCK] |= 1 << m[fr + F_SYM]
+        emit_nb(m, seat, EV_LOCK, m[fr + F_SYM], 0, 0)
+    elif op == DO_NEG_SUBS:
+        m[S_SUBS_NEG] |= 1 << opp
+        emit_nb(m, seat, EV_NEG_SUBS, opp, 0, 0)
+        if m[fr + F_KIND] == K_SUB and m[fr + F_SEAT] == opp:
+            m[fr + F_NEG] = 1
+    elif op == DO_NEG_ATTACKS:
+        m[S_NEG_ATTACKS] = 1
+        emit_nb(m, seat, EV_NEG_ATTACKS, 0, 0, 0)
+        if m[fr + F_ATTACK]:
+            m[fr + F_NEG] = 1
+    elif op == DO_SWAP:
+        m[S_SWAP] ^= 1
+        emit_nb(m, seat, EV_SWAP, 1 if night_nb(m) else 0, 0, 0)
+    elif op == DO_SEAL:  # R4: this card goes to the answered player as a Seal, the answered card under it
+        target = m[fr + F_SEAT]
+        under = m[fr + F_SUB] if m[fr + F_KIND] == K_SUB else m[fr + F_SLOT]
+        seal = m[RULES_AT + R_SEAL_ST]
+        if under >= 0 and self_g >= 0 and m[SLOT0 + under * SLOT_W + L_ZONE] != Z_UNDER:
+            to_set_nb(m, self_g, target, seal, -1)
+            to_under_nb(m, under, self_g)
+            cid = m[SLOT0 + under * SLOT_W + L_CARD]
+            m[SEAT0 + target * SEAT_W + O_SEALED] |= 1 << cid
+            emit_nb(m, seat, EV_SEAL, cid, target, 0)
+    elif op == DO_REVIVE:
+        if m[sb + O_LIFE] <= 0:
+            cap = m[RULES_AT + R_LIFE_CAP]
+            m[sb + O_LIFE] = b if b < cap else cap
+            emit_nb(m, seat, EV_REVIVE, m[sb + O_LIFE], 0, 0)
+    elif op == DO_OPP_DISCARDS:
+        for _ in range(b):
+            hand = m[SEAT0 + opp * SEAT_W + O_HAND] & SWORDS
+            if hand == 0 or m[S_DONE]:
+                break
+            context_nb(m, op, m[fr + F_CARD], 0, 0, seat)
+            ch = decide_nb(m, v, s0, p0, s1, p1, PH_HAND, opp, hand)
+            discard_nb(m, opp * SLOTS + ch)
+    elif op == DO_REVEAL_DISCARD:
+        ob = SEAT0 + opp * SEAT_W
+        hand = m[ob + O_HAND] & SWORDS
+        if hand != 0:
+            revealed = 0
+            if popcount_nb(hand) <= b:
+                revealed = hand
+            else:
+                for _ in range(b):
+                    context_nb(m, op, m[fr + F_CARD], 0, 0, seat)
+                    ch = decide_nb(m, v, s0, p0, s1, p1, PH_HAND, opp, hand & ~revealed)
+                    revealed |= 1 << ch
+            m[ob + O_REVEALED] |= revealed
+            emit_nb(m, opp, EV_REVEAL, revealed, 0, 0)
+            context_nb(m, op, m[fr + F_CARD], revealed, 0, seat)
+            ch = decide_nb(m, v, s0, p0, s1, p1, PH_REVEALED, seat, revealed)
+            discard_nb(m, opp * SLOTS + ch)
+    elif op == DO_DISCARD_SUB:
+        cand = subs_matching_nb(m, seat, a)
+        if cand:
+            context_nb(m, op, m[fr + F_CARD] if fr >= 0 else -1, 0, 0, seat)
+            discard_nb(m, decide_nb(m, v, s0, p0, s1, p1, PH_SUB, seat, cand))
+    elif op == DO_DISCARD_SET:
+        lim = b + (m[fr + F_X] if c else 0)
+        x = m[SEAT0 + opp * SEAT_W + O_SET]
+        cand = 0
+        while x:
+            g = lowest_bit_nb(x)
+            x &= x - 1
+            cost = card_nb(m, m[SLOT0 + g * SLOT_W + L_CARD], C_COST)
+            if (cost if cost > 0 else 0) <= lim:
+                cand |= 1 << g
+        if cand:
+            context_nb(m, op, m[fr + F_CARD], lim, 0, seat)
+            discard_nb(m, decide_nb(m, v, s0, p0, s1, p1, PH_SET_CARD, seat, cand))
+    elif op == DO_WIN:
+        m[S_DONE] = 1
+        m[S_WINNER] = seat
+        m[S_END] = END_SPECIAL
+        emit_nb(m, seat, EV_WIN, m[fr + F_CARD], 0, 0)
+
+
+@njit(void(MP, I8A, ST, F8A, ST, F8A, i8, i8, i8, i8, i8), cache=True)
+def run_rows_nb(m, v, s0, p0, s1, p1, seat, fr, start, n, self_g):
+    """Run ``n`` program rows from ``start`` for ``seat`` (responses, Sacrifices, statuses,
+    after-the-attack effects: lists without nested actions)."""
+    pc = start
+    end = start + n
+    while pc < end and m[S_DONE] == 0:
+        row = PROG_AT + pc * P_WIDTH
+        op = m[row]
+        if op == DO_JUMP:
+            pc += 1 + m[row + P_A]
+        elif op <= LAST_GUARD:
+            pc += 1 if guard_nb(m, v, s0, p0, s1, p1, seat, fr, row) else 1 + m[row + P_THEN]
+        else:
+            exec_step_nb(m, v, s0, p0, s1, p1, seat, fr, row, self_g)
+            pc += 1
+
+
+# ----------------------------------------------------------------------------- responses
+@njit(b1(MP, i8, i8, i8), cache=True)
+def response_ok_nb(m, q, cid, fr):
+    """Whether seat ``q``'s face-down card ``cid`` may answer the action of frame ``fr``: its
+    symbols include the action's and its response_if conditions hold (R1, R11)."""
+    if (card_nb(m, cid, C_RESP) >> m[fr + F_SYM]) & 1 == 0:
+        return False
+    pc = card_nb(m, cid, C_RESPIF)
+    for k in range(card_nb(m, cid, C_RESPIF_N)):
+        if not cond_nb(m, q, fr, PROG_AT + (pc + k) * P_WIDTH):
+            return False
+    return True
+
+
+@njit(void(MP, I8A, ST, F8A, ST, F8A, i8), cache=True)
+def respond_nb(m, v, s0, p0, s1, p1, fr):
+    """GG 5.2 step 4: the defending seat turns up eligible face-down cards one at a time, its
+    strategy deciding before each (R2); offered only while the action is not negated (D7)."""
+    q = 1 - m[fr + F_SEAT]
+    qb = SEAT0 + q * SEAT_W
+    m[S_RESP_FRAME] = fr
+    answered = m[fr + F_CARD]
+    while m[fr + F_NEG] == 0 and m[S_DONE] == 0:
+        down = m[qb + O_DOWN]
+        cand = 0
+        while down:
+            i = lowest_bit_nb(down)
+            down &= down - 1
+            if response_ok_nb(m, q, m[SLOT0 + (q * SLOTS + i) * SLOT_W + L_CARD], fr):
+                cand |= 1 << i
+        if cand == 0:
+            return
+        context_nb(m, PH_RESPOND, answered, m[fr + F_SYM], m[fr + F_KIND], m[fr + F_SEAT])
+        ch = decide_nb(m, v, s0, p0, s1, p1, PH_RESPOND, q, cand | (1 << BIT_END))
+        if ch == BIT_END:
+            return
+        g = q * SLOTS + ch
+        cid = m[SLOT0 + g * SLOT_W + L_CARD]
+        to_zone_nb(m, g, Z_FLIPPED)
+        m[qb + O_RESPONDED] += 1
+        emit_nb(m, q, EV_RESPOND, cid, answered, m[fr + F_ACTION])
+        run_rows_nb(m, v, s0, p0, s1, p1, q, fr, card_nb(m, cid, C_EFF), card_nb(m, cid, C_EFF_N), g)
+        if card_nb(m, cid, C_AFTER_N) > 0:
+            m[fr + F_PEND] |= 1 << g
+
+
+# ----------------------------------------------------------------------------- one action
+@njit(cache=True, inline='always')
+def push_nb(m, kind, seat, cid, g, subg, aid, cost):
+    """Queue an action to run when the current one has finished (its step was the last one)."""
+    t = m[S_QTAIL]
+    if t >= Q_MAX:
+        return
+    q = QUEUE + t * Q_W
+    m[q + Q_KIND] = kind
+    m[q + Q_SEAT] = seat
+    m[q + Q_CARD] = cid
+    m[q + Q_SLOT] = g
+    m[q + Q_SUB] = subg
+    m[q + Q_ACTION] = aid
+    m[q + Q_COST] = cost
+    m[S_QTAIL] = t + 1
+
+
+@njit(void(MP, I8A, ST, F8A, ST, F8A, i8, i8, i8, i8, i8, i8, i8), cache=True)
+def one_action_nb(m, v, s0, p0, s1, p1, kind, seat, cid, g, subg, aid, cost_override):
+    """One action of ``seat`` through GG 5.2's steps (module docstring).
+
+    ``kind``: K_CARD (card ``cid`` in slot ``g`` was put out; ``cost_override`` >= 0: a reuse
+    for that cost), K_SUB (subordinate ``subg`` performs action ``aid``; a choice asks the mode
+    first), K_SUBACTION (action ``aid`` of card ``cid`` in slot ``g``: Dazzle, a mode). A step
+    that starts another action queues it (``push_nb``)."""
+    if m[S_DONE]:
+        return
+    sb = SEAT0 + seat * SEAT_W
+    opp = 1 - seat
+    if kind == K_SUB:  # the subordinate must still be there, unsealed (NT 6.4)
+        sl = SLOT0 + subg * SLOT_W
+        if m[sl + L_ZONE] != Z_SET or (m[sb + O_SEALED] >> m[sl + L_CARD]) & 1:
+            return
+        at = ACTIONS_AT + aid * A_WIDTH
+        if m[at + A_SYM] == SYM_CHOICE:
+            context_nb(m, DO_CHOOSE_ONE, cid, m[at + A_NCH], 0, seat)
+            aid = m[at + A_CH + decide_nb(m, v, s0, p0, s1, p1, PH_MODE, seat, (1 << m[at + A_NCH]) - 1)]
+            emit_nb(m, seat, EV_MODE, cid, aid, 0)
+        emit_nb(m, seat, EV_SUBACT, cid, aid, subg)
+    fr = FRAMES
+    for k in range(FRAME_W):
+        m[fr + k] = 0
+    m[fr + F_SEAT] = seat
+    m[fr + F_CARD] = cid
+    m[fr + F_SLOT] = g
+    m[fr + F_SUB] = subg
+    m[fr + F_ACTION] = aid
+    m[fr + F_KIND] = kind
+    noresp = False
+    if kind == K_CARD:
+        sym = card_nb(m, cid, C_TYPE)
+        prog = card_nb(m, cid, C_EFF)
+        nprog = card_nb(m, cid, C_EFF_N)
+        noresp = card_nb(m, cid, C_NORESP) == 1 or sym == SYM_BREATH
+        # 1. Forge / Alchemy, then 2. the cost
+        x = 0
+        if cost_override >= 0:
+            cost = cost_override
+        elif card_nb(m, cid, C_XCOST):
+            lo = m[RULES_AT + R_PROT_MIN]
+            hi = remaining_nb(m, seat)
+            cap = m[RULES_AT + R_PARAM_CAP]
+            hi = hi if hi < cap else cap
+            mask = 0
+            for xx in range(lo, hi + 1):
+                mask |= 1 << xx
+            context_nb(m, PH_X, cid, lo, hi, seat)
+            x = decide_nb(m, v, s0, p0, s1, p1, PH_X, seat, mask) if mask else lo
+            cost = x
+        else:
+            base = action_cost_nb(m, seat, card_nb(m, cid, C_COST), sym)
+            reduction = 0
+            fpc = card_nb(m, cid, C_FORGE)
+            for k in range(card_nb(m, cid, C_FORGE_N)):
+                row = PROG_AT + (fpc + k) * P_WIDTH
+                op = m[row]
+                if op == DO_RETURN_SUB:
+                    cand = subs_matching_nb(m, seat, m[row + P_A])
+                    rem = remaining_nb(m, seat)
+                    must = base - reduction > rem
+                    ok = 0
+                    while cand:
+                        sg = lowest_bit_nb(cand)
+                        cand &= cand - 1
+                        red = card_nb(m, m[SLOT0 + sg * SLOT_W + L_CARD], C_COST) if m[row + P_B] else 0
+                        if not must or base - reduction - red <= rem:
+                            ok |= 1 << sg
+                    if ok:
+                        context_nb(m, op, cid, base - reduction, rem, seat)
+                        ch = decide_nb(m, v, s0, p0, s1, p1, PH_SUB, seat, ok if must else ok | (1 << GBIT_NONE))
+                        if ch != GBIT_NONE:
+                            sc = m[SLOT0 + ch * SLOT_W + L_CARD]
+                            if m[row + P_B]:
+                                reduction += card_nb(m, sc, C_COST)
+                            to_zone_nb(m, ch, Z_HAND)
+                            emit_nb(m, seat, EV_RETURN, sc, ch, 0)
+                elif op == DO_PAY_EXTRA:
+                    now = base - reduction
+                    left = remaining_nb(m, seat) - (now if now > 0 else 0)
+                    mask = 0
+                    for xx in range(0, left + 1):
+                        mask |= 1 << xx
+                    context_nb(m, op, cid, 0, left, seat)
+                    x = decide_nb(m, v, s0, p0, s1, p1, PH_X, seat, mask) if left > 0 else 0
+            cost = base - reduction
+            cost = (cost if cost > 0 else 0) + x
+        m[sb + O_SPENT] += cost
+        m[fr + F_COST] = cost
+        m[fr + F_X] = x
+        emit_nb(m, seat, EV_USE, cid, cost, g)
+        if card_nb(m, cid, C_SAC_N) > 0:  # Sacrifice, at once with the cost; never negated
+            emit_nb(m, seat, EV_SACRIFICE, cid, 0, 0)
+            run_rows_nb(m, v, s0, p0, s1, p1, seat, fr, card_nb(m, cid, C_SAC), card_nb(m, cid, C_SAC_N), g)
+            if check_ko_nb(m):
+                return
+    else:
+        at = ACTIONS_AT + aid * A_WIDTH
+        sym = m[at + A_SYM_NIGHT] if night_nb(m) else m[at + A_SYM]
+        prog = m[at + A_PROG]
+        nprog = m[at + A_PROG_N]
+        if kind == K_SUBACTION:
+            cost = action_cost_nb(m, seat, m[at + A_COST], sym)
+            m[sb + O_SPENT] += cost
+            m[fr + F_COST] = cost
+            emit_nb(m, seat, EV_USE, cid, cost, -1 - aid)
+    m[fr + F_SYM] = sym
+    m[fr + F_ATTACK] = 1 if sym == SYM_PHYS or sym == SYM_MAGIC else 0
+    m[fr + F_PREV_USED] = m[S_SYM_USED]
+    m[S_ACTIONS] += 1
+    # 3. continuing negation
+    if sym <= SYM_SUPPORT and ((m[S_SYM_LOCK] >> sym) & 1 or (m[fr + F_ATTACK] and m[S_NEG_ATTACKS])
+                               or (kind == K_SUB and (m[S_SUBS_NEG] >> seat) & 1)):
+        m[fr + F_NEG] = 1
+        emit_nb(m, seat, EV_BLOCKED, cid, aid, sym)
+    if sym <= SYM_SUPPORT:
+        m[S_SYM_USED] |= 1 << sym
+    # 4. responses
+    if m[fr + F_NEG] == 0 and not noresp and sym <= SYM_SUPPORT and m[SEAT0 + opp * SEAT_W + O_DOWN] != 0:
+        respond_nb(m, v, s0, p0, s1, p1, fr)
+    # 5-14 the effect, then (15) after-the-attack effects, then (16) immediately-after rows
+    for part in range(2):
+        if part == 1:
+            pend = m[fr + F_PEND]
+            while pend:
+                rg = lowest_bit_nb(pend)
+                pend &= pend - 1
+                rc = m[SLOT0 + rg * SLOT_W + L_CARD]
+                run_rows_nb(m, v, s0, p0, s1, p1, rg // SLOTS, fr, card_nb(m, rc, C_AFTER), card_nb(m, rc, C_AFTER_N),
+                            rg)
+            if check_ko_nb(m) or kind != K_CARD:
+                break
+            prog = card_nb(m, cid, C_IMM)
+            nprog = card_nb(m, cid, C_IMM_N)
+        pc = prog
+        end = prog + nprog
+        while pc < end:
+            if m[S_DONE] or m[fr + F_NEG]:
+                break
+            row = PROG_AT + pc * P_WIDTH
+            op = m[row]
+            if op == DO_JUMP:
+                pc += 1 + m[row + P_A]
+                continue
+            if op <= LAST_GUARD:
+                pc += 1 if guard_nb(m, v, s0, p0, s1, p1, seat, fr, row) else 1 + m[row + P_THEN]
+                continue
+            if op == DO_PERFORM:  # "you may perform [cost, symbol] ..." (Dazzle)
+                sa = m[row + P_A]
+                at = ACTIONS_AT + sa * A_WIDTH
+                ssym = m[at + A_SYM_NIGHT] if night_nb(m) else m[at + A_SYM]
+                if action_cost_nb(m, seat, m[at + A_COST], ssym) <= remaining_nb(m, seat):
+                    yes = 1
+                    if m[row + P_C]:
+                        context_nb(m, op, cid, sa, 0, seat)
+                        yes = decide_nb(m, v, s0, p0, s1, p1, PH_OPTION, seat, 3)
+                    if yes == 1:
+                        push_nb(m, K_SUBACTION, seat, cid, g, -1, sa, -1)
+            elif op == DO_CHOOSE_ONE:  # each mode is an action of its own symbol
+                n = m[row + P_A]
+                context_nb(m, op, cid, n, 0, seat)
+                ch = decide_nb(m, v, s0, p0, s1, p1, PH_MODE, seat, (1 << n) - 1)
+                sa = m[row + P_B + ch]
+                emit_nb(m, seat, EV_MODE, cid, sa, 0)
+                push_nb(m, K_SUBACTION, seat, cid, g, -1, sa, -1)
+            elif op == DO_SUB_ACTS:  # R9: a subordinate that has an action
+                cand = 0
+                xs = m[sb + O_SUBS]
+                while xs:
+                    sg = lowest_bit_nb(xs)
+                    xs &= xs - 1
+                    sc = m[SLOT0 + sg * SLOT_W + L_CARD]
+                    if sub_nb(m, m[SLOT0 + sg * SLOT_W + L_SUB], SB_NACT) > 0 and (m[sb + O_SEALED] >> sc) & 1 == 0:
+                        cand |= 1 << sg
+                if cand:
+                    context_nb(m, op, cid, 0, 0, seat)
+                    sg = decide_nb(m, v, s0, p0, s1, p1, PH_SUB, seat, cand | (1 << GBIT_NONE))
+                    if sg != GBIT_NONE:
+                        s = m[SLOT0 + sg * SLOT_W + L_SUB]
+                        for j in range(sub_nb(m, s, SB_NACT)):
+                            push_nb(m, K_SUB, seat, m[SLOT0 + sg * SLOT_W + L_CARD], sg, sg, sub_nb(m, s, SB_ACT + j),
+                                    -1)
+            elif op == DO_REUSE:  # "you may use this card again by paying N" (NT 6.3: not once sealed)
+                b = m[row + P_B]
+                if (g >= 0 and m[SLOT0 + g * SLOT_W + L_ZONE] == Z_UP and (m[sb + O_SEALED] >> cid) & 1 == 0
+                        and remaining_nb(m, seat) >= b):
+                    context_nb(m, op, cid, b, 0, seat)
+                    if decide_nb(m, v, s0, p0, s1, p1, PH_OPTION, seat, 3) == 1:
+                        emit_nb(m, seat, EV_REUSE, cid, b, g)
+                        push_nb(m, K_CARD, seat, cid, g, -1, -1, b)
+            else:
+                exec_step_nb(m, v, s0, p0, s1, p1, seat, fr, row, g)
+            pc += 1
+
+
+@njit(void(MP, I8A, ST, F8A, ST, F8A), cache=True)
+def run_queue_nb(m, v, s0, p0, s1, p1):
+    """Run the queued actions in order (each may queue more) until none is left or the game ends."""
+    h = 0
+    while h < m[S_QTAIL] and m[S_DONE] == 0:
+        q = QUEUE + h * Q_W
+        h += 1
+        one_action_nb(m, v, s0, p0, s1, p1, m[q + Q_KIND], m[q + Q_SEAT], m[q + Q_CARD], m[q + Q_SLOT],
+                      m[q + Q_SUB], m[q + Q_ACTION], m[q + Q_COST])
+    m[S_QTAIL] = 0
+
+
+# ----------------------------------------------------------------------------- using cards
+@njit(b1(MP, i8, i8), cache=True)
+def usable_nb(m, seat, ls):
+    """Whether the card in local slot ``ls`` (hand or front) can be used now (T3, T4, T6):
+    not sealed, affordable (Alchemy's best reduction counted), its Sacrifice possible."""
+    g = seat * SLOTS + ls
+    cid = m[SLOT0 + g * SLOT_W + L_CARD]
+    sb = SEAT0 + seat * SEAT_W
+    if (m[sb + O_SEALED] >> cid) & 1:
+        return False
+    rem = remaining_nb(m, seat)
+    if card_nb(m, cid, C_RESP):
+        return m[RULES_AT + R_RESP_COST] <= rem
+    if card_nb(m, cid, C_XCOST):
+        lo = m[RULES_AT + R_PROT_MIN]
+        return lo <= rem and lo <= m[RULES_AT + R_PARAM_CAP]
+    cost = action_cost_nb(m, seat, card_nb(m, cid, C_COST), card_nb(m, cid, C_TYPE))
+    if cost > rem and card_nb(m, cid, C_ALCH):
+        best = 0
+        x = subs_matching_nb(m, seat, 1)
+        while x:
+            sg = lowest_bit_nb(x)
+            x &= x - 1
+            c = card_nb(m, m[SLOT0 + sg * SLOT_W + L_CARD], C_COST)
+            best = c if c > best else best
+        cost -= best
+    if cost > rem:
+        return False
+    if card_nb(m, cid, C_SACCHK) and not sacrifice_feasible_nb(m, seat, cid):
+        return False
+    return True
+
+
+@njit(i8(MP, i8), cache=True)
+def action_mask_nb(m, seat):
+    """PH_ACTION's mask: usable local slots, and BIT_END."""
+    mask = 1 << BIT_END
+    x = m[SEAT0 + seat * SEAT_W + O_HAND]
+    while x:
+        ls = lowest_bit_nb(x)
+        x &= x - 1
+        if usable_nb(m, seat, ls):
+            mask |= 1 << ls
+    return mask
+
+
+@njit(cache=True, inline='always')
+def use_card_nb(m, v, s0, p0, s1, p1, seat, ls):
+    """Put out the card of local slot ``ls``: a Response face down for response_cost (T4), any
+    other face up, then its action (``one_action_nb``)."""
+    g = seat * SLOTS + ls
+    cid = m[SLOT0 + g * SLOT_W + L_CARD]
+    sb = SEAT0 + seat * SEAT_W
+    if card_nb(m, cid, C_BREATH):
+        m[sb + O_BREATH_USED] |= 1 << (cid - ID_HEAT)
+    else:
+        m[sb + O_USED] |= 1 << cid
+    if card_nb(m, cid, C_RESP):
+        m[sb + O_SPENT] += m[RULES_AT + R_RESP_COST]
+        to_zone_nb(m, g, Z_DOWN)
+        emit_nb(m, seat, EV_FACE_DOWN, cid, m[RULES_AT + R_RESP_COST], g)
+        return
+    to_zone_nb(m, g, Z_UP)
+    m[sb + O_REVEALED] |= 1 << ls
+    push_nb(m, K_CARD, seat, cid, g, -1, -1, -1)
+    run_queue_nb(m, v, s0, p0, s1, p1)
+
+
+@njit(void(MP, I8A, ST, F8A, ST, F8A, i8), cache=True)
+def coin_exchange_nb(m, v, s0, p0, s1, p1, seat):
+    """The gold-coin exchange at turn start (U6), not an action: hand cards to place (their coins
+    fitting the Set Area's), then Set Area coin cards to return until they cover them."""
+    sb = SEAT0 + seat * SEAT_W
+    total = m[sb + O_COINS]
+    if total <= 0 or m[S_COIN_DONE]:
+        return
+    m[S_COIN_DONE] = 1
+    budget = total
+    placed = 0
+    while True:
+        cand = 0
+        x = m[sb + O_HAND] & SWORDS & ~placed
+        while x:
+            ls = lowest_bit_nb(x)
+            x &= x - 1
+            c = card_nb(m, m[SLOT0 + (seat * SLOTS + ls) * SLOT_W + L_CARD], C_COINS)
+            if 0 < c <= budget:
+                cand |= 1 << ls
+        if cand == 0:
+            break
+        context_nb(m, PH_COIN_PLACE, -1, budget, 0, seat)
+        ch = decide_nb(m, v, s0, p0, s1, p1, PH_COIN_PLACE, seat, cand | (1 << BIT_END))
+        if ch == BIT_END:
+            break
+        placed |= 1 << ch
+        budget -= card_nb(m, m[SLOT0 + (seat * SLOTS + ch) * SLOT_W + L_CARD], C_COINS)
+    if placed == 0:
+        return
+    need = total - budget
+    got = 0
+    taken = 0
+    while True:
+        cand = 0
+        x = m[sb + O_SET] & ~taken
+        while x:
+            sg = lowest_bit_nb(x)
+            x &= x - 1
+            if card_nb(m, m[SLOT0 + sg * SLOT_W + L_CARD], C_COINS) > 0:
+                cand |= 1 << sg
+        if cand == 0:
+            break
+        context_nb(m, PH_COIN_RETURN, -1, need, got, seat)
+        ch = decide_nb(m, v, s0, p0, s1, p1, PH_COIN_RETURN, seat, cand | ((1 << GBIT_NONE) if got >= need else 0))
+        if ch == GBIT_NONE:
+            break
+        taken |= 1 << ch
+        got += card_nb(m, m[SLOT0 + ch * SLOT_W + L_CARD], C_COINS)
+    while taken:
+        sg = lowest_bit_nb(taken)
+        taken &= taken - 1
+        to_zone_nb(m, sg, Z_HAND)
+        emit_nb(m, seat, EV_COIN_RETURN, m[SLOT0 + sg * SLOT_W + L_CARD], sg, 0)
+    while placed:
+        ls = lowest_bit_nb(placed)
+        placed &= placed - 1
+        g = seat * SLOTS + ls
+        cid = m[SLOT0 + g * SLOT_W + L_CARD]
+        to_set_nb(m, g, seat, card_nb(m, cid, C_SETAS), card_nb(m, cid, C_SUMMON))
+        emit_nb(m, seat, EV_COIN_PLACE, cid, g, 0)
+
+
+# ----------------------------------------------------------------------------- the turn
+@njit(void(MP, I8A, ST, F8A, ST, F8A, i8), cache=True)
+def turn_start_nb(m, v, s0, p0, s1, p1, seat):
+    """T1: Voltage (or Burst), the gold-coin exchange, attached statuses, then subordinates."""
+    m[S_ACTIVE] = seat
+    m[S_PHASE] = 1
+    sb = SEAT0 + seat * SEAT_W
+    cap = m[RULES_AT + R_PARAM_CAP]
+    if m[sb + O_VOLT] >= cap:
+        lose_life_nb(m, seat, 1)  # Burst
+        emit_nb(m, seat, EV_TURN, m[sb + O_VOLT], 1 if night_nb(m) else 0, 1)
+        if check_ko_nb(m):
+            return
+    else:
+        m[sb + O_VOLT] += 1
+        emit_nb(m, seat, EV_TURN, m[sb + O_VOLT], 1 if night_nb(m) else 0, 0)
+    if m[sb + O_COINS] > 0:
+        coin_exchange_nb(m, v, s0, p0, s1, p1, seat)
+    # attached statuses with start-of-turn effects, in the order they were attached; then subordinates
+    for stage in range(2):
+        done = 0
+        while m[S_DONE] == 0:
+            best = -1
+            best_order = 1 << 60
+            x = m[sb + O_SET]
+            while x:
+                g = lowest_bit_nb(x)
+                x &= x - 1
+                sl = SLOT0 + g * SLOT_W
+                if (done >> g) & 1:
+                    continue
+                if stage == 0:
+                    st = m[sl + L_STATUS]
+                    if st < 0 or m[sl + L_STSEAT] != seat or m[STATUS_AT + st * ST_WIDTH + ST_TOS_N] == 0:
+                        continue
+                elif m[sl + L_SUB] < 0:
+                    continue
+                if m[sl + L_ORDER] < best_order:
+                    best = g
+                    best_order = m[sl + L_ORDER]
+            if best < 0:
+                break
+            done |= 1 << best
+            if stage == 0:
+                st = m[SLOT0 + best * SLOT_W + L_STATUS]
+                fr = FRAMES
+                for k in range(FRAME_W):
+                    m[fr + k] = 0
+                m[fr + F_SEAT] = seat
+                m[fr + F_CARD] = m[SLOT0 + best * SLOT_W + L_CARD]
+                m[fr + F_SLOT] = best
+                m[fr + F_SUB] = -1
+                m[fr + F_ACTION] = -1
+                m[fr + F_KIND] = K_SUBACTION
+                run_rows_nb(m, v, s0, p0, s1, p1, seat, fr, m[STATUS_AT + st * ST_WIDTH + ST_TOS],
+                            m[STATUS_AT + st * ST_WIDTH + ST_TOS_N], best)
+                check_ko_nb(m)
+            else:
+                sl = SLOT0 + best * SLOT_W
+                s = m[sl + L_SUB]
+                for j in range(sub_nb(m, s, SB_NACT)):
+                    push_nb(m, K_SUB, seat, m[sl + L_CARD], best, best, sub_nb(m, s, SB_ACT + j), -1)
+                run_queue_nb(m, v, s0, p0, s1, p1)
+    m[S_PHASE] = 2
+
+
+@njit(cache=True, inline='always')
+def action_step_nb(m, v, s0, p0, s1, p1, seat):
+    """One decision of the action phase: a card is used (returns its local slot) or END (-1)."""
+    mask = action_mask_nb(m, seat)
+    context_nb(m, PH_ACTION, -1, remaining_nb(m, seat), 0, seat)
+    ch = decide_nb(m, v, s0, p0, s1, p1, PH_ACTION, seat, mask)
+    if ch == BIT_END or m[S_DONE]:
+        return -1
+    use_card_nb(m, v, s0, p0, s1, p1, seat, ch)
+    return ch
+
+
+@njit(void(MP, i8), cache=True)
+def end_turn_nb(m, seat):
+    """T5: the turn player's face-up cards go back (Limited ones to the discard pile), the
+    opponent's face-down cards to its hand and its flipped ones to its discard pile; end-of-turn
+    Voltage; every until-end-of-turn effect ends; the turn cap (T10)."""
+    m[S_PHASE] = 3
+    sb = SEAT0 + seat * SEAT_W
+    x = m[sb + O_UP]
+    while x:
+        ls = lowest_bit_nb(x)
+        x &= x - 1
+        g = seat * SLOTS + ls
+        if card_nb(m, m[SLOT0 + g * SLOT_W + L_CARD], C_LIMITED):
+            discard_nb(m, g)
+        else:
+            to_zone_nb(m, g, Z_HAND)
+    opp = 1 - seat
+    ob = SEAT0 + opp * SEAT_W
+    x = m[ob + O_DOWN]
+    while x:
+        ls = lowest_bit_nb(x)
+        x &= x - 1
+        to_zone_nb(m, opp * SLOTS + ls, Z_HAND)
+    x = m[ob + O_FLIPPED]
+    while x:
+        ls = lowest_bit_nb(x)
+        x &= x - 1
+        discard_nb(m, opp * SLOTS + ls)
+    if m[sb + O_VOLT_EOT] != 0:
+        set_param_nb(m, seat, PARAM_VOLT, m[sb + O_VOLT] + m[sb + O_VOLT_EOT])
+    for p in range(2):
+        b = SEAT0 + p * SEAT_W
+        m[b + O_ATK_T] = 0
+        m[b + O_DEF_T] = 0
+        m[b + O_SPENT] = 0
+        m[b + O_BONUS] = 0
+        m[b + O_VOLT_EOT] = 0
+        m[b + O_RECV_T] = 0
+        m[b + O_DMGMOD_T] = 0
+        m[b + O_DMGMOD_T + 1] = 0
+        m[b + O_COSTMOD_T] = 0
+        m[b + O_COSTMOD_T + 1] = 0
+        m[b + O_COSTMOD_T + 2] = 0
+    m[S_SWAP] = 0
+    m[S_SYM_USED] = 0
+    m[S_SYM_LOCK] = 0
+    m[S_NEG_ATTACKS] = 0
+    m[S_SUBS_NEG] = 0
+    m[S_COIN_DONE] = 0
+    m[S_ACTIONS] = 0
+    emit_nb(m, seat, EV_END, m[SEAT0 + O_LIFE], m[SEAT0 + SEAT_W + O_LIFE], 0)
+    m[S_TURN] += 1
+    m[S_ACTIVE] = opp
+    if m[S_TURN] >= m[RULES_AT + R_MAX_TURNS] and m[S_DONE] == 0:
+        m[S_DONE] = 1
+        m[S_END] = END_TIMEOUT
+        m[S_WINNER] = -1
+        emit_nb(m, -1, EV_TIMEOUT, m[S_TURN], 0, 0)
+
+
+# ----------------------------------------------------------------------------- setup
+@njit(void(MP), cache=True)
+def init_state_nb(m):
+    """Clear the state: no cards, nothing dealt, no winner."""
+    for i in range(STATE0, STATE_END):
+        m[i] = 0
+    m[S_WINNER] = -1
+    m[S_ILL_SEAT] = -1
+    m[S_FIRST] = -1
+    for g in range(2 * SLOTS):
+        sl = SLOT0 + g * SLOT_W
+        m[sl + L_CARD] = 0
+        m[sl + L_ZONE] = Z_OUT
+        m[sl + L_WHERE] = g // SLOTS
+        m[sl + L_STATUS] = -1
+        m[sl + L_SUB] = -1
+        m[sl + L_HOST] = -1
+        m[sl + L_STSEAT] = -1
+
+
+@njit(void(MP, i8, i8, i8), cache=True)
+def give_card_nb(m, seat, ls, cid):
+    """Put card ``cid`` into local slot ``ls`` of ``seat``'s hand (setup)."""
+    g = seat * SLOTS + ls
+    m[SLOT0 + g * SLOT_W + L_CARD] = cid
+    to_zone_nb(m, g, Z_HAND)
+    sb = SEAT0 + seat * SEAT_W
+    if ls < HAND_SLOTS:
+        if (m[sb + O_HANDMASK] >> cid) & 1:
+            m[sb + O_DUP] |= 1 << cid
+        m[sb + O_HANDMASK] |= 1 << cid
+        emit_nb(m, seat, EV_HAND, cid, ls, 0)
+
+
+@njit(void(MP, I8A, ST, F8A, ST, F8A, i8, i8, i8, i8), cache=True)
+def draft_nb(m, v, s0, p0, s1, p1, seat, phase, picks, first_slot):
+    """``picks`` choices by card number from ``seat``'s draft counts (PH_KEEP: into the hand
+    from local slot ``first_slot`` on; PH_BAN: removed)."""
+    base = DRAFT + seat * N_IDS
+    for k in range(picks):
+        mask = 0
+        for n in range(1, 61):
+            if m[base + n] > 0:
+                mask |= 1 << n
+        if mask == 0:
+            return
+        context_nb(m, phase, -1, picks - k, 0, seat)
+        n = decide_nb(m, v, s0, p0, s1, p1, phase, seat, mask)
+        m[base + n] -= 1
+        if phase == PH_KEEP:
+            give_card_nb(m, seat, first_slot + k, n)
+        else:
+            emit_nb(m, seat, EV_BAN, n, 0, 0)
+
+
+@njit(void(MP, i8, i8), cache=True)
+def shuffle_pool_nb(m, src, n):
+    """Copy ``n`` card ids from ``src`` into POOL and shuffle them (Fisher-Yates, the game's stream)."""
+    for i in range(n):
+        m[POOL + i] = m[src + i]
+    for i in range(n - 1, 0, -1):
+        j = rand_below_nb(m, M_RNG, i + 1)
+        t = m[POOL + i]
+        m[POOL + i] = m[POOL + j]
+        m[POOL + j] = t
+
+
+@njit(void(MP, I8A, ST, F8A, ST, F8A), cache=True)
+def setup_game_nb(m, v, s0, p0, s1, p1):
+    """S1-S7: hands by the setup in the SETUP table, breathing cards, the first player."""
+    init_state_nb(m)
+    su = SETUP_AT
+    mode = m[su + SU_MODE]
+    hand = m[RULES_AT + R_HAND]
+    deal = m[RULES_AT + R_DEAL]
+    if mode == SM_DEAL:
+        shuffle_pool_nb(m, su + SU_LIST0, m[su + SU_N0])
+        for p in range(2):
+            for k in range(deal):
+                m[DRAFT + p * N_IDS + m[POOL + p * deal + k]] += 1
+        for p in range(2):
+            draft_nb(m, v, s0, p0, s1, p1, p, PH_KEEP, hand, 0)
+    elif mode == SM_SPLIT_RANDOM:
+        for p in range(2):
+            shuffle_pool_nb(m, su + (SU_LIST0 if p == 0 else SU_LIST1), m[su + (SU_N0 if p == 0 else SU_N1)])
+            for k in range(hand):
+                give_card_nb(m, p, k, m[POOL + k])
+    elif mode == SM_SPLIT_PICK or mode == SM_BAN:
+        for p in range(2):
+            lst = su + (SU_LIST0 if p == 0 else SU_LIST1)
+            for k in range(m[su + (SU_N0 if p == 0 else SU_N1)]):
+                m[DRAFT + p * N_IDS + m[lst + k]] += 1
+        if mode == SM_BAN:
+            for p in range(2):
+                draft_nb(m, v, s0, p0, s1, p1, p, PH_BAN, m[RULES_AT + R_BAN], 0)
+            for n in range(N_IDS):  # each hands the rest of its deck to the other
+                t = m[DRAFT + n]
+                m[DRAFT + n] = m[DRAFT + N_IDS + n]
+                m[DRAFT + N_IDS + n] = t
+        for p in range(2):
+            draft_nb(m, v, s0, p0, s1, p1, p, PH_KEEP, hand, 0)
+    else:  # SM_FIXED
+        for p in range(2):
+            lst = su + (SU_LIST0 if p == 0 else SU_LIST1)
+            for k in range(hand):
+                give_card_nb(m, p, k, m[lst + k])
+    first = m[su + SU_FIRST]
+    if first < 0:
+        first = rand_below_nb(m, M_RNG, 2)
+    m[S_FIRST] = first
+    m[S_ACTIVE] = first
+    emit_nb(m, first, EV_FIRST, 0, 0, 0)
+    for p in range(2):
+        b = SEAT0 + p * SEAT_W
+        m[b + O_LIFE] = m[RULES_AT + R_START_LIFE]
+        m[SLOT0 + (p * SLOTS + SL_HEAT) * SLOT_W + L_CARD] = ID_HEAT
+        m[SLOT0 + (p * SLOTS + SL_PROT) * SLOT_W + L_CARD] = ID_PROT
+        m[SLOT0 + (p * SLOTS + SL_PULSE) * SLOT_W + L_CARD] = ID_PULSE
+        to_zone_nb(m, p * SLOTS + SL_HEAT, Z_HAND)
+        to_zone_nb(m, p * SLOTS + SL_PROT, Z_HAND)
+        if p != first:  # the second player: Pulse and Attack
+            to_zone_nb(m, p * SLOTS + SL_PULSE, Z_HAND)
+            m[b + O_ATK] = m[RULES_AT + R_SECOND_ATK]
+
+
+# ----------------------------------------------------------------------------- the game
+@njit(cache=True, inline='always')
+def play_game_nb(m, v, s0, p0, s1, p1):
+    """Turns until a defeat, a special win, an illegal choice or the turn cap."""
+    seat = m[S_FIRST]
+    while m[S_DONE] == 0:
+        turn_start_nb(m, v, s0, p0, s1, p1, seat)
+        while m[S_DONE] == 0:
+            if action_step_nb(m, v, s0, p0, s1, p1, seat) < 0:
+                break
+        if m[S_DONE]:
+            break
+        end_turn_nb(m, seat)
+        seat = 1 - seat
+
+
+@njit(void(RECORDS_T, i8, i8, MP, i8, i8), cache=True)
+def write_record_nb(out, i, g, m, sid0, sid1):
+    r = out[i]
+    b0 = SEAT0
+    b1 = SEAT0 + SEAT_W
+    r.game = g
+    r.winner = m[S_WINNER]
+    r.end_reason = m[S_END]
+    # turns played: a game decided inside a turn counts that turn
+    r.turns = m[S_TURN] + (0 if m[S_END] == END_TIMEOUT else 1)
+    r.first = m[S_FIRST]
+    r.strategy0 = sid0
+    r.strategy1 = sid1
+    r.day_night = 1 if night_nb(m) else 0
+    r.life0 = m[b0 + O_LIFE]
+    r.life1 = m[b1 + O_LIFE]
+    r.hand0 = m[b0 + O_HANDMASK]
+    r.hand1 = m[b1 + O_HANDMASK]
+    r.dup0 = m[b0 + O_DUP]
+    r.dup1 = m[b1 + O_DUP]
+    r.used0 = m[b0 + O_USED]
+    r.used1 = m[b1 + O_USED]
+    r.sealed0 = m[b0 + O_SEALED]
+    r.sealed1 = m[b1 + O_SEALED]
+    r.breath0 = m[b0 + O_BREATH_USED]
+    r.breath1 = m[b1 + O_BREATH_USED]
+    r.dmg0 = m[b0 + O_DMG]
+    r.dmg1 = m[b1 + O_DMG]
+    r.atk0 = m[b0 + O_ATK]
+    r.atk1 = m[b1 + O_ATK]
+    r.def0 = m[b0 + O_DEF]
+    r.def1 = m[b1 + O_DEF]
+    r.volt0 = m[b0 + O_VOLT]
+    r.volt1 = m[b1 + O_VOLT]
+
+
+def _simulate_chunk(machine, start, count, key, strat0, params0, strat1, params1, sid0, sid1, out):
+    """Play games ``start .. start+count-1`` of a run into ``out`` (record_dt[count]).
+
+    Game ``g`` is seeded from ``(key, g)`` alone, so any chunking gives the same rows. The setup
+    (mode, card lists, first player) is in the machine's SETUP table, written by game.py."""
+    # ``machine`` and the params stay alive for the whole call: the views need no reference counts
+    v = unmanaged_view_nb(machine)
+    m = as_machine_nb(machine)
+    params0 = unmanaged_nb(params0)
+    params1 = unmanaged_nb(params1)
+    for i in range(count):
+        g = start + i
+        seed_nb(m, M_RNG, key, g)
+        setup_game_nb(m, v, strat0, params0, strat1, params1)
+        if not m[S_DONE]:
+            play_game_nb(m, v, strat0, params0, strat1, params1)
+        write_record_nb(out, i, g, m, sid0, sid1)
+
+
+_compiled = {}
+
+
+def simulate_chunk_nb():
+    """The compiled chunk kernel (compiled or loaded from the cache on first use)."""
+    if "chunk" not in _compiled:
+        _compiled["chunk"] = njit(CHUNK_SIG, cache=True)(_simulate_chunk)
+    return _compiled["chunk"]
+
+
+# ----------------------------------------------------------------------------- entry points (scenarios, tests)
+# Compiled on first use (not at import): a simulation never needs them, and every kernel that calls
+# into the engine costs a few seconds of compile time (numba re-optimises the callees it links).
+STEP_SETUP, STEP_TURN_START, STEP_ACTION, STEP_END_TURN, STEP_USE = 0, 1, 2, 3, 4
+
+
+def _step(machine, what, seat, arg, s0, p0, s1, p1):
+    """One step of a game on ``machine`` through the same kernels as ``play_game_nb``: STEP_SETUP,
+    STEP_TURN_START, STEP_ACTION (the strategy picks; returns the local slot used or -1 for END),
+    STEP_USE (local slot ``arg``, no legality check: see ``action_mask``), STEP_END_TURN."""
+    v = unmanaged_view_nb(machine)
+    m = as_machine_nb(machine)
+    if what == STEP_SETUP:
+        setup_game_nb(m, v, s0, p0, s1, p1)
+        return 0
+    if what == STEP_TURN_START:
+        turn_start_nb(m, v, s0, p0, s1, p1, seat)
+        return 0
+    if what == STEP_ACTION:
+        return action_step_nb(m, v, s0, p0, s1, p1, seat)
+    if what == STEP_USE:
+        use_card_nb(m, v, s0, p0, s1, p1, seat, arg)
+        return arg
+    if what == STEP_END_TURN:
+        end_turn_nb(m, seat)
+        return 0
+    return -1
+
+
+def _action_mask(machine, seat):
+    return action_mask_nb(as_machine_nb(machine), seat)
+
+
+def _place(machine, g, zone, where, status, sub):
+    m = as_machine_nb(machine)
+    if zone == Z_SET:
+        to_set_nb(m, g, where, status, sub)
+    else:
+        to_zone_nb(m, g, zone)
+
+
+def step_nb():
+    """The compiled ``_step`` kernel: ``step_nb()(machine, what, seat, arg, s0, p0, s1, p1) -> int``."""
+    if "step" not in _compiled:
+        _compiled["step"] = njit(i8(I8A, i8, i8, i8, ST, F8A, ST, F8A), cache=True)(_step)
+    return _compiled["step"]
+
+
+def action_mask():
+    """The compiled PH_ACTION legal mask: ``action_mask()(machine, seat) -> int``."""
+    if "mask" not in _compiled:
+        _compiled["mask"] = njit(i8(I8A, i8), cache=True)(_action_mask)
+    return _compiled["mask"]
+
+
+def place():
+    """The compiled slot mover (scenario starting positions, tests): ``place()(machine, g, zone,
+    where, status, sub)``; Z_SET places it in ``where``'s Set Area as ``status`` / ``sub``."""
+    if "place" not in _compiled:
+        _compiled["place"] = njit(void(I8A, i8, i8, i8, i8, i8), cache=True)(_place)
+    return _compiled["place"]
+
+
+def _eff_values(machine, what):
+    m = as_machine_nb(machine)
+    if what == 2:
+        return 1 if night_nb(m) else 0
+    p = what // 4
+    return eff_attack_nb(m, p) if what % 4 == 0 else eff_defence_nb(m, p)
+
+
+def eff_values():
+    """Compiled reader of derived values: ``eff_values()(machine, 4p)`` seat p's Attack now,
+    ``(machine, 4p + 1)`` its Defence now, ``(machine, 2)`` 1 at Night."""
+    if "eff" not in _compiled:
+        _compiled["eff"] = njit(i8(I8A, i8), cache=True)(_eff_values)
+    return _compiled["eff"]
