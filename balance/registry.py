@@ -19,8 +19,8 @@ from balance.errors import BalanceError
 
 _GAMES: dict[str, "GameSpec"] = {}
 _STRATEGIES: dict[str, dict[str, "Strategy"]] = {}
-_BUILTIN_GAMES = ("simulators.colosseum", "simulators.rose_duel")
-_BUILTIN_STRATEGIES = ("strategies.colosseum", "strategies.rose_duel")
+_BUILTIN_GAMES = ("simulators.colosseum", "simulators.rose_duel", "simulators.blade_rondo")
+_BUILTIN_STRATEGIES = ("strategies.colosseum", "strategies.rose_duel", "strategies.blade_rondo")
 _loaded = False
 
 

@@ -54,11 +54,55 @@ def _rose_duel_invariants(prep, recs) -> None:
     assert (goals[rev.nonzero()[0], w[rev]] >= n[rev] + 3).all(), "a Revolution won without players + 3 goals"
 
 
+def _blade_rondo_invariants(prep, recs) -> None:
+    """Blade Rondo: life within its bounds, a KO leaves the loser at 0, hands of 7 cards (at most 2 of a
+    name) drawn from the setup's cards, used and sealed cards come from the seat's own hand."""
+    from simulators.blade_rondo import enums as BE
+
+    r = prep.tables.data.files["rules"]
+    life = np.stack([recs["life0"], recs["life1"]], axis=1).astype(int)
+    assert ((life >= 0) & (life <= r["life_cap"])).all()
+    end = recs["end_reason"]
+    w = recs["winner"].astype(int)
+    assert ((w >= 0) == np.isin(end, [BE.END_KO, BE.END_SPECIAL])).all()
+    ko = np.flatnonzero(end == BE.END_KO)
+    assert (life[ko, w[ko]] > 0).all(), "a KO winner has no life left"
+    assert (life[ko, 1 - w[ko]] == 0).all(), "a KO loser still has life"
+    assert (life[end == BE.END_DOUBLE_KO] == 0).all()
+    assert (life[end == BE.END_TIMEOUT] > 0).all()
+    assert np.isin(recs["first"], [0, 1]).all() and np.isin(recs["day_night"], [0, 1]).all()
+    allowed = set(prep.tables.boxes.get(prep.game.module.SETUP_SPECS[prep.settings["setup"]][1], [])) if isinstance(
+        prep.game.module.SETUP_SPECS[prep.settings["setup"]][1], str) else None
+    for s in range(2):
+        hand = recs[f"hand{s}"].astype(np.uint64)
+        dup = recs[f"dup{s}"].astype(np.uint64)
+        count = np.array([bin(int(h)).count("1") + bin(int(d)).count("1") for h, d in zip(hand, dup)])
+        assert (count == r["hand_size"]).all(), "a hand that does not hold 7 cards"
+        assert ((dup & ~hand) == 0).all() and (hand & np.uint64(1) == 0).all()
+        assert ((recs[f"used{s}"].astype(np.uint64) & ~hand) == 0).all(), "a used card not in the hand"
+        assert ((recs[f"sealed{s}"].astype(np.uint64) & ~hand) == 0).all(), "a sealed card not in the hand"
+        for col in ("atk", "def", "volt"):
+            v = recs[f"{col}{s}"].astype(int)
+            assert ((v >= 0) & (v <= r["param_cap"])).all()
+        assert (recs[f"dmg{s}"] >= 0).all()
+        if allowed:
+            bits = np.bitwise_or.reduce(hand)
+            assert all(n in allowed for n in range(1, 61) if (int(bits) >> n) & 1), "a card outside the box"
+    # the turn player alternates from the first seat: a game that ended by a KO at turn t left the loser at 0
+    assert (recs["rounds"] >= 1).all()
+
+
 GAME_FACTS = {
     "colosseum": {
         "max_hp": _colosseum_max_hp,  # per character id
         "timeout_override": "rules.max_rounds=3",  # a cap low enough that random play times out
         "setups": ("random", "draft", "free"),
+        "decisive_end": "ko",
+    },
+    "blade_rondo": {
+        "invariants": _blade_rondo_invariants,
+        "timeout_override": "rules.max_turns=3",
+        "setups": ("nt", "gg", "base", "blade_strom", "nt_first_battle", "gg_first_battle_pick", "gg_mixed"),
         "decisive_end": "ko",
     },
     "rose_duel": {

@@ -23,11 +23,11 @@ from simulators.blade_rondo.enums import (
     F_DEALT, F_HALVE, F_SEAT, FRAMES, FRAME_W, L_CARD, L_HOST, L_ORDER, L_STATUS, L_STSEAT, L_SUB,
     L_WHERE, L_ZONE, M_TRACE_AT, M_TRACE_CAP, M_TRACE_CUT, M_TRACE_N, O_ATK, O_ATK_T, O_AURA, O_BONUS, O_COINS,
     O_COSTMOD_T, O_DEF, O_DEF_T, O_DISC, O_DMG, O_DMGMOD_T, O_DOLLS, O_DOWN, O_FLIPPED, O_HAND, O_LIFE, O_NOGAIN, O_NPHOS,
-    O_PHOS_USED, O_RECV_T, O_SAURA, O_SEALED, O_SET, O_SPENT, O_ST, O_SUBS, O_UP, O_VOLT, PH_PHOS, R_DAY_MAX, R_LIFE_CAP, R_PARAM_CAP, R_PHOS_CONSUMED, R_RETAINER_DEF, R_SEAL_COUNTS, RULES_AT, S_ACTIVE,
+    O_NTOS, O_PHOS_USED, O_RECV_T, O_SAURA, O_SEALED, O_SET, O_SPENT, O_ST, O_SUBS, O_UP, O_VOLT, PH_PHOS, R_DAY_MAX, R_LIFE_CAP, R_PARAM_CAP, R_PHOS_CONSUMED, R_RETAINER_DEF, R_SEAL_COUNTS, RULES_AT, S_ACTIVE,
     S_CTX_A, S_CTX_B, S_CTX_CARD, S_CTX_OP, S_CTX_SEAT, S_DONE, S_END, S_ILL_MASK, S_ILL_PHASE, S_ILL_SEAT,
     S_ILL_VALUE, S_ORDER, S_SUBS_NEG, S_SWAP, S_TURN, S_WINNER, SB_ATK_DAY, SB_ATK_NIGHT, SB_ATK_YOURS, SB_AURA,
     SB_DEF, SB_DOLL, SB_WIDTH, SEAT0, SEAT_W, SLOT0, SLOT_W, SLOTS, ST_AURA, ST_NOGAIN, ST_PHOS, ST_SEAL, ST_WIDTH,
-    STATUS_AT, SUBS_AT, SYM_SUPPORT, TRACE_W, Z_DISCARD, Z_DOWN, Z_FLIPPED, Z_HAND, Z_SET, Z_UNDER, Z_UP,
+    ST_TOS_N, STATUS_AT, SUBS_AT, SYM_SUPPORT, TRACE_W, Z_DISCARD, Z_DOWN, Z_FLIPPED, Z_HAND, Z_SET, Z_UNDER, Z_UP,
 )
 from simulators.common.memory_nb import MACHINE_PTR as MP
 from simulators.common.strategy import STRATEGY_T
@@ -281,6 +281,7 @@ def _set_effects_nb(m, g, seat, sign):
         m[b + O_ST + st] += sign
         m[b + O_NPHOS] += sign * status_nb(m, st, ST_PHOS)
         m[b + O_NOGAIN] += sign * status_nb(m, st, ST_NOGAIN)
+        m[b + O_NTOS] += sign * (1 if status_nb(m, st, ST_TOS_N) > 0 else 0)
         for k in range(AURA_W):
             m[b + O_AURA + k] += sign * status_nb(m, st, ST_AURA + k)
     s = m[sl + L_SUB]
@@ -325,6 +326,7 @@ def leave_zone_nb(m, g):
                 m[b + O_ST + st] -= 1
                 m[b + O_NPHOS] -= status_nb(m, st, ST_PHOS)
                 m[b + O_NOGAIN] -= status_nb(m, st, ST_NOGAIN)
+                m[b + O_NTOS] -= 1 if status_nb(m, st, ST_TOS_N) > 0 else 0
                 for k in range(AURA_W):
                     m[b + O_AURA + k] -= status_nb(m, st, ST_AURA + k)
     m[sl + L_ZONE] = 0
@@ -394,6 +396,7 @@ def to_under_nb(m, g, host):
         m[b + O_ST + st] += 1
         m[b + O_NPHOS] += status_nb(m, st, ST_PHOS)
         m[b + O_NOGAIN] += status_nb(m, st, ST_NOGAIN)
+        m[b + O_NTOS] += 1 if status_nb(m, st, ST_TOS_N) > 0 else 0
         for k in range(AURA_W):
             m[b + O_AURA + k] += status_nb(m, st, ST_AURA + k)
         m[sl + L_STATUS] = st

@@ -128,7 +128,7 @@ O_AURA = 31  # AURA_W: sum of the statuses' auras
 O_SAURA = 39  # AURA_W: sum of the subordinates' auras
 O_COINS, O_DOLLS, O_USED, O_BREATH_USED, O_DMG, O_HANDMASK, O_DUP = 47, 48, 49, 50, 51, 52, 53
 O_REVEALED, O_PHOS_USED, O_RESPONDED, O_ATTACKS = 54, 55, 56, 57
-O_NPHOS, O_NOGAIN = 58, 59  # statuses in effect with those flags (Phosphorescence, Brand)
+O_NPHOS, O_NOGAIN, O_NTOS = 58, 59, 60  # statuses in effect: Phosphorescence, Brand, with start-of-turn steps
 SEAT_W = 64
 MAX_STATUS = 8
 
@@ -208,7 +208,7 @@ record_dt = np.dtype(
         ("game", np.int64),
         ("winner", np.int8),  # seat 0/1, -1 draw or timeout
         ("end_reason", np.int8),  # END_*
-        ("turns", np.int16),  # turns played (both players' turns)
+        ("rounds", np.int16),  # turns played (both players' turns; the column name the toolkit shares)
         ("first", np.int8),  # seat that moved first
         ("strategy0", np.int8),
         ("strategy1", np.int8),

@@ -730,7 +730,7 @@ def labels(tables: Tables) -> dict[str, Any]:
         "card_key": [""] + [tables.keys.get(i, "") for i in range(1, 61)],
         "breathing": [tables.card_name(i) for i in (E.ID_HEAT, E.ID_PROT, E.ID_PULSE)],
         "end_reason": list(E.END_NAMES), "provisional": tables.provisional, "seats": 2,
-        "rounds_column": "turns", "life_column": "life",
+        "life_column": "life",
     }
 
 
@@ -787,7 +787,7 @@ def describe_events(tables: Tables, m: np.ndarray, names=("P1", "P2"), since: in
         elif code == E.EV_GAIN:
             t = f"{who} gains {a} life ({b})"
         elif code == E.EV_PARAM:
-            t = f"{who}'s {E.PARAM_NAMES[a]} {'is' if c == 0 else 'is until the end of the turn'} {b}"
+            t = f"{who}'s {E.PARAM_NAMES[a]} is {b}" + (" until the end of the turn" if c else "")
         elif code == E.EV_EXTRA_COST:
             t = f"{who} may spend {a} more cost this turn"
         elif code == E.EV_ATTACH:
@@ -795,7 +795,8 @@ def describe_events(tables: Tables, m: np.ndarray, names=("P1", "P2"), since: in
         elif code == E.EV_SUMMON:
             t = f"{who} summons {subn[b]}"
         elif code == E.EV_SUBACT:
-            t = f"{who}'s {cn(a)} performs {actn[b]}"
+            sub = next((x["subordinate"] for x in tables.cards[a]["effect"] if x.get("do") == "summon"), None)
+            t = f"{who}'s {f['subordinates'][sub]['name'] if sub else cn(a)} performs {actn[b]}"
         elif code == E.EV_MODE:
             t = f"{who} chooses {actn[b]}"
         elif code == E.EV_PHOS:
@@ -859,7 +860,7 @@ def replay(tables: Tables, settings: dict, key: np.ndarray, game: int, strategie
         lines.append(f"  {txt}")
     end = E.END_NAMES[rec["end_reason"]]
     res = "draw" if rec["winner"] < 0 else f"P{rec['winner'] + 1} wins"
-    lines.append(f"Result: {res} by {end} after {rec['turns']} turns (life {rec['life0']} : {rec['life1']})")
+    lines.append(f"Result: {res} by {end} after {rec['rounds']} turns (life {rec['life0']} : {rec['life1']})")
     return lines
 
 
@@ -921,7 +922,8 @@ def snapshot(tables: Tables, m: np.ndarray) -> dict:
 
 # ----------------------------------------------------------------------------- scenarios
 _ANSWER_PHASES = {n: i for i, n in enumerate(E.PHASE_NAMES)}
-_ANSWER_PHASES.update({"discard": E.PH_HAND, "reveal": E.PH_HAND, "pick": E.PH_REVEALED, "use": E.PH_ACTION})
+_ANSWER_PHASES.update({"discard": E.PH_HAND, "reveal": E.PH_HAND, "pick": E.PH_REVEALED, "use": E.PH_ACTION,
+                       "phos": E.PH_PHOS, "sub": E.PH_SUB})
 _CARD_PHASES = {E.PH_ACTION, E.PH_RESPOND, E.PH_SUB, E.PH_SET_CARD, E.PH_HAND, E.PH_REVEALED, E.PH_COIN_PLACE,
                 E.PH_COIN_RETURN}
 

@@ -57,7 +57,7 @@ from simulators.blade_rondo.enums import (
     SU_N1, SYM_BREATH, SYM_CHOICE, SYM_MAGIC, SYM_PHYS, SYM_SUPPORT, WHO_SELF, X_FIXED, X_OPP_HALF_UP, X_OPP_LIFE,
     Z_DOWN, Z_FLIPPED, Z_HAND, Z_OUT, Z_SET, Z_UNDER, Z_UP, DRAFT, N_IDS, record_dt,
     STATUS_AT, ST_WIDTH, ST_TOS, ST_TOS_N, EV_BAN, C_LIMITED, QUEUE, Q_ACTION, Q_CARD, Q_COST, Q_KIND, Q_MAX,
-    Q_SEAT, Q_SLOT, Q_SUB, Q_W, S_QTAIL,
+    Q_SEAT, Q_SLOT, Q_SUB, Q_W, S_QTAIL, O_NTOS, R_SEAL_COUNTS,
 )
 from simulators.common.memory_nb import MACHINE_PTR as MP
 from simulators.common.memory_nb import as_machine_nb, unmanaged_nb, unmanaged_view_nb
@@ -786,13 +786,16 @@ def turn_start_nb(m, v, s0, p0, s1, p1, seat):
         emit_nb(m, seat, EV_TURN, m[sb + O_VOLT], 1 if night_nb(m) else 0, 0)
     if m[sb + O_COINS] > 0:
         coin_exchange_nb(m, v, s0, p0, s1, p1, seat)
-    # attached statuses with start-of-turn effects, in the order they were attached; then subordinates
+    # attached statuses with start-of-turn effects, in the order they were attached (a card under a Seal
+    # too, with rules.sealed_attachment_counts), then subordinates in the order they entered (T1)
     for stage in range(2):
+        if stage == 0 and m[sb + O_NTOS] <= 0:
+            continue
         done = 0
         while m[S_DONE] == 0:
             best = -1
             best_order = 1 << 60
-            x = m[sb + O_SET]
+            x = m[sb + O_SET] if stage == 1 else (1 << (2 * SLOTS)) - 1
             while x:
                 g = lowest_bit_nb(x)
                 x &= x - 1
@@ -801,7 +804,10 @@ def turn_start_nb(m, v, s0, p0, s1, p1, seat):
                     continue
                 if stage == 0:
                     st = m[sl + L_STATUS]
+                    z = m[sl + L_ZONE]
                     if st < 0 or m[sl + L_STSEAT] != seat or m[STATUS_AT + st * ST_WIDTH + ST_TOS_N] == 0:
+                        continue
+                    if z != Z_SET and not (z == Z_UNDER and m[RULES_AT + R_SEAL_COUNTS]):
                         continue
                 elif m[sl + L_SUB] < 0:
                     continue
@@ -1056,7 +1062,7 @@ def write_record_nb(out, i, g, m, sid0, sid1):
     r.winner = m[S_WINNER]
     r.end_reason = m[S_END]
     # turns played: a game decided inside a turn counts that turn
-    r.turns = m[S_TURN] + (0 if m[S_END] == END_TIMEOUT else 1)
+    r.rounds = m[S_TURN] + (0 if m[S_END] == END_TIMEOUT else 1)
     r.first = m[S_FIRST]
     r.strategy0 = sid0
     r.strategy1 = sid1
