@@ -37,20 +37,26 @@ def seat_columns(lf: pl.LazyFrame, seats: int = 2) -> list[str]:
     return bases
 
 
-def seat_rows(lf: pl.LazyFrame, seats: int = 2) -> pl.LazyFrame:
-    """One row per (game, seat): ``seat``, the seat's columns, ``opp_char``/``opp_od``, ``win``, ``draw``."""
+def seat_rows(lf: pl.LazyFrame, seats: int = 2, aliases: dict | None = None) -> pl.LazyFrame:
+    """One row per (game, seat): ``seat``, the seat's columns, ``opp_char``/``opp_od``, ``win``, ``draw``.
+
+    ``aliases`` renames per-seat bases (a game's ``duelist`` read as ``char``); a ``n_players`` column
+    drops the empty seats of games with fewer players."""
+    aliases = aliases or {}
     bases = seat_columns(lf, seats)
     shared = [c for c in lf.collect_schema().names() if not any(c == f"{b}{s}" for b in bases for s in range(seats))]
     parts = []
     for s in range(seats):
         cols = [pl.col(c) for c in shared] + [pl.lit(s, dtype=pl.Int8).alias("seat")]
-        cols += [pl.col(f"{b}{s}").alias(b) for b in bases]
+        cols += [pl.col(f"{b}{s}").alias(aliases.get(b, b)) for b in bases]
         if seats == 2:
             for b in ("char", "od"):
                 if b in bases:
                     cols.append(pl.col(f"{b}{1 - s}").alias(f"opp_{b}"))
         parts.append(lf.select(cols))
     out = pl.concat(parts)
+    if "n_players" in shared:
+        out = out.filter(pl.col("seat") < pl.col("n_players"))
     return out.with_columns(
         (pl.col("winner") == pl.col("seat")).alias("win"),
         (pl.col("winner") < 0).alias("draw"),
@@ -162,15 +168,16 @@ def summarise(run_dir: Path, labels: dict, timeout_code: int) -> dict[str, pl.Da
     ``od`` (overdrive), ``used`` (card; with ``hand``, card in hand), ``first`` (turn order).
     """
     lf = scan(run_dir)
-    long = seat_rows(lf, labels.get("seats", 2))
+    long = seat_rows(lf, labels.get("seats", 2), labels.get("column_aliases"))
     cols = set(long.collect_schema().names())
     if "first" in cols:
         long = long.with_columns((pl.col("seat") == pl.col("first")).alias("went_first"))
     queries = {"seat": seat(long), "seat_by_length": seat_by_length(long), "length": length(lf),
                "health": health(lf, timeout_code)}
     if "char" in cols:
-        queries |= {"character": by_character(long), "matchup": matchup(long),
-                    "matchup_by_seat": matchup_by_seat(long)}
+        queries["character"] = by_character(long)
+    if "opp_char" in cols:
+        queries |= {"matchup": matchup(long), "matchup_by_seat": matchup_by_seat(long)}
     if "od" in cols:
         queries["overdrive"] = overdrive(long)
     if "used" in cols and labels.get("card"):
@@ -195,6 +202,8 @@ def summarise(run_dir: Path, labels: dict, timeout_code: int) -> dict[str, pl.Da
         out["character"] = with_interval(frames["character"]).with_columns(
             name("char", "character").alias("name"), provisional("char", "character").alias("provisional"))
         for k in ("matchup", "matchup_by_seat"):
+            if k not in frames:
+                continue
             out[k] = with_interval(frames[k]).with_columns(
                 name("char", "character").alias("name"), name("opp_char", "character").alias("opponent"),
                 (provisional("char", "character") | provisional("opp_char", "character")).alias("provisional"))

@@ -42,7 +42,8 @@ def findings(t: dict[str, pl.DataFrame], top: int = 3) -> list[str]:
             word = "wins" if r["win_rate"] > 0.5 else "wins only"
             out.append(f"{r['name']}{dag if r['provisional'] else ''} {word} {fmt_rate(r['wins'], r['games'])} of "
                        f"their games.")
-        for r in _clear(t["matchup"]).filter(pl.col("win_rate") > 0.5).head(top).iter_rows(named=True):
+        for r in (_clear(t["matchup"]).filter(pl.col("win_rate") > 0.5).head(top).iter_rows(named=True)
+                  if "matchup" in t else ()):
             out.append(f"{r['name']} beats {r['opponent']}{dag if r['provisional'] else ''} in "
                        f"{fmt_rate(r['wins'], r['games'])} games.")
     if "overdrive" in t:
@@ -107,10 +108,11 @@ def build(run_dir: Path, out_dir: Path | None = None, log=print) -> dict:
             html.table(R(t["character"].sort("win_rate", descending=True)),
                        [("character", "name"), ("games", "games"), ("wins", "wins"), ("draws", "draws"),
                         ("win rate (95% CI)", "rate")]))
-        add("matchups", figures.matchup_heatmap(
-            t["matchup"], labels["character"], labels["provisional"]["character"],
-            "Read a row: the row character's win rate against each column; red below 50%, blue above."),
-            "matchup heatmap", "Matchups")
+        if "matchup" in t:
+            add("matchups", figures.matchup_heatmap(
+                t["matchup"], labels["character"], labels["provisional"]["character"],
+                "Read a row: the row character's win rate against each column; red below 50%, blue above."),
+                "matchup heatmap", "Matchups")
     if "overdrive" in t:
         add("overdrives", figures.overdrive_panel(
             t["overdrive"], 3, "How often each Overdrive is picked, how its picker fares, and how far its "
@@ -143,11 +145,17 @@ def build(run_dir: Path, out_dir: Path | None = None, log=print) -> dict:
     add("game_length", figures.length_histogram(
         t["length"], cap, "Most games should end well before the round cap; a spike at the cap means stalls."),
         "game length", "Game length")
+    game_part = {}
+    if hasattr(mod, "report_hook"):  # a game's own sections, findings and summary (e.g. reports/rose_duel.py)
+        game_part = mod.report_hook(run_dir, tables, t, spec) or {}
+        for name, fig, alt, head, table in game_part.get("figures", []):
+            add(name, fig, alt, head, table)
+        sections.extend(game_part.get("sections", []))
     import matplotlib.pyplot as plt
 
     plt.close("all")
 
-    find = findings(t)
+    find = findings(t) + list(game_part.get("findings", []))
     h = t["health"].row(0, named=True)
     summary = {
         "run": {k: man[k] for k in ("game", "game_version", "seed", "games", "chunk_size", "started", "finished")}
@@ -159,6 +167,8 @@ def build(run_dir: Path, out_dir: Path | None = None, log=print) -> dict:
     }
     for k in dims:
         summary[k] = _records(t[k])
+    if game_part.get("summary"):
+        summary[man["game"]] = game_part["summary"]
     (out_dir / "summary.json").write_text(json.dumps(summary, indent=1, ensure_ascii=False))
 
     meta = [

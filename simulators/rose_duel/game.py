@@ -201,6 +201,7 @@ def build_tables(data: GameData) -> Tables:
     rules[E.R_UNPLAYED_GOALS] = E.UNPLAYED_VICTOR if r["unplayed_goals"] == "victor" else E.UNPLAYED_POOL
     rules[E.R_HOUSE_GOALS_ON_DEFEAT] = (E.HOUSE_GOALS_WINNER if r["house_goals_on_defeat"] == "winner"
                                         else E.HOUSE_GOALS_POOL)
+    rules[E.R_UNOWNED_GOALS] = E.UNOWNED_VICTOR if r["unowned_goals"] == "victor" else E.UNOWNED_POOL
     rules[E.R_WOUNDS_PERSIST] = int(r["wounds_persist"])
     rules[E.R_STATUS_UPDATE] = ("uninvolved", "turn_player", "all").index(r["status_update"])
     rules[E.R_VICTOR_REST] = r["victor_rest_turns"]

@@ -24,7 +24,7 @@ from simulators.common.memory_nb import MACHINE_PTR, as_machine_nb, unmanaged_nb
 from simulators.common.rng_nb import popcount_nb, rand_below_nb, rand_bit_nb, seed_nb
 from simulators.common.strategy import STRATEGY_T
 from simulators.rose_duel.enums import (
-    SCR_DICE_AT, SCR_DICE_N, SCR_DICE_POS, SCR_ERR, SCR_ON,
+    SCR_DICE_AT, SCR_DICE_N, SCR_DICE_POS, SCR_ERR, SCR_ON, R_UNOWNED_GOALS, UNOWNED_VICTOR,
     AKIO_AT, AKIO_CARDS_AT, AKIO_HAND, CA_CANCELS, CA_COPIES, CA_DUEL_EFF, CA_DUEL_EFF_N, CA_EFF, CA_EFF_N, CA_TYPE,
     CA_WIDTH, CARDS_AT, CT_ACTION, D_CNT_FIRST, D_CNT_HIT, D_CNT_LOCK, D_CNT_PARRY, D_CNT_PHASES, D_FIX, D_FIX_LOC,
     D_NEXT_ATT, D_NO_CARDS, D_OBJ_DONE, D_PHASE, D_RESULT, D_REVOLUTION, D_SIDE0, D_SPEC0, D_SPEC1, D_WINNER_SIDE,
@@ -193,7 +193,7 @@ def house_choice_nb(m, phase, mask):
     return PASS_BIT
 
 
-@njit(cache=True, inline='always')
+@njit(i8(MP, i8[::1], i8, i8, i8, STRATS_T, PARAMS_T), cache=True)
 def ask_nb(m, v, seat, phase, mask, strats, params):
     """The seat's choice for a decision: its strategy (the house: ``house_choice_nb``). An
     illegal answer ends the game (END_ILLEGAL) and the lowest legal option stands in."""
@@ -280,10 +280,10 @@ def most_goals_nb(m):
     return best
 
 
-@njit(void(MP, i8), cache=True)
+@njit(i8(MP, i8), cache=True)
 def return_goals_nb(m, p):
-    """Seat ``p``'s goal cards go back to the players whose duelists they belong to (the pool when
-    that player is out or nobody plays the duelist)."""
+    """Seat ``p``'s goal cards go back to the players whose duelists they belong to; returns the
+    cards nobody in the game owns (the caller places them: ``unowned_goals``)."""
     g = m[sb(p) + O_GOALS]
     m[sb(p) + O_GOALS] = 0
     for q in range(m[S_N_PLAYERS]):
@@ -291,7 +291,7 @@ def return_goals_nb(m, p):
             own = goal_bit_nb(m, m[sb(q) + O_DUELIST]) & g
             m[sb(q) + O_GOALS] |= own
             g &= ~own
-    m[S_POOL] |= g
+    return g
 
 
 @njit(void(MP, i8), cache=True)
@@ -336,9 +336,14 @@ def remove_player_nb(m, p):
     emit_nb(m, p, EV_OUT, m[b + O_NOBILITY], 0, 0)
     while m[b + O_HAND_N] > 0:
         take_from_hand_nb(m, p, 0, 1)
-    return_goals_nb(m, p)
+    rest = return_goals_nb(m, p)
     if m[S_VICTOR] == p:
         set_victor_nb(m, most_goals_nb(m))
+    v = m[S_VICTOR]
+    if m[RULES_AT + R_UNOWNED_GOALS] == UNOWNED_VICTOR and v >= 0 and (v == HOUSE or m[sb(v) + O_IN]):
+        m[sb(v) + O_GOALS] |= rest  # unowned goal cards belong with the Victor, as at setup (G3, R5)
+    else:
+        m[S_POOL] |= rest
     check_end_nb(m)
 
 

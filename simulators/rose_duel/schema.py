@@ -86,6 +86,7 @@ RULES = Record({
     "revolution_players": Choice(("start", "active"), default="start"),
     "unplayed_goals": Choice(("victor", "pool"), default="victor"),
     "house_goals_on_defeat": Choice(("winner", "pool"), default="winner"),
+    "unowned_goals": Choice(("victor", "pool"), default="victor"),
     "wounds_persist": Bool(default=True),
     "status_update": Choice(("uninvolved", "turn_player", "all"), default="uninvolved"),
     "victor_rest_turns": Int(0, 12, default=0),

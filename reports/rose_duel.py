@@ -1,0 +1,209 @@
+"""The rose duel's own report parts, called by ``reports/report.py`` through ``game.report_hook``.
+
+From the run's records: win rate per duelist, per seat and per player count, Revolution rate, game
+length and timeout rate per player count, and the phase outcomes the games produced. From duels
+played through the engine's own duel kernel (``simulators.rose_duel.duel``): the duel win
+probability by skill difference, the exact odds of one duel phase (two dice counted) beside the
+simulated ones, and a check for a dominant choice (hit location, focus split).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import polars as pl  # noqa: E402
+
+from reports import aggregate, html  # noqa: E402
+from reports.figures import _finish  # noqa: E402
+from simulators.rose_duel import enums as E  # noqa: E402
+
+DUELS_PER_PAIR = 400  # duels per ordered pair of duelists for the skill-difference curve
+CHOICE_DUELS = 300  # duels per pair and choice for the dominant-choice check
+
+
+def _player_count_tables(run_dir: Path, tables) -> dict[str, pl.DataFrame]:
+    lf = aggregate.scan(run_dir)
+    long = aggregate.seat_rows(lf, E.MAX_SEATS, {"duelist": "char"})
+    per_n = lf.group_by("n_players").agg(
+        pl.len().alias("games"),
+        (pl.col("end_reason") == E.END_REVOLUTION).sum().alias("revolution_wins"),
+        (pl.col("revolutions") > 0).sum().alias("games_with_revolution"),
+        pl.col("revolutions").sum().alias("revolutions"),
+        (pl.col("end_reason") == E.END_TIMEOUT).sum().alias("timeouts"),
+        (pl.col("end_reason") == E.END_LAST_STANDING).sum().alias("last_standing"),
+        pl.col("rounds").mean().alias("mean_turns"),
+        pl.col("rounds").median().alias("median_turns"),
+        pl.col("n_duels").mean().alias("mean_duels"),
+    ).sort("n_players")
+    seat_n = long.group_by("n_players", "seat").agg(aggregate._counts()).sort("n_players", "seat")
+    duel_n = long.group_by("n_players", "char").agg(aggregate._counts()).sort("n_players", "char")
+    phases = lf.select(pl.col("phase_hits").sum(), pl.col("phase_locks").sum(), pl.col("phase_parries").sum())
+    frames = pl.collect_all([per_n, seat_n, duel_n, phases])
+    names = dict(enumerate(tables.duelist_names))
+    per_n = frames[0].with_columns(
+        (pl.col("revolution_wins") / pl.col("games")).alias("revolution_rate"),
+        (pl.col("timeouts") / pl.col("games")).alias("timeout_rate"),
+        (pl.col("last_standing") / pl.col("games")).alias("last_standing_rate"),
+        (pl.col("revolution_wins") / pl.col("revolutions")).alias("revolutions_won"))
+    return {
+        "players": per_n,
+        "seat_by_players": aggregate.with_interval(frames[1]),
+        "duelist_by_players": aggregate.with_interval(frames[2]).with_columns(
+            pl.col("char").replace_strict(names, return_dtype=pl.String, default="?").alias("name")),
+        "phases": frames[3],
+    }
+
+
+def _pairs(tables):
+    return [(a, b) for a in tables.playable for b in tables.playable if a != b]
+
+
+def _even_split(focus: int) -> list[int]:
+    return [(focus + 1) // 2, focus // 2, 0]
+
+
+def skill_curve(tables, seed: int = 7) -> pl.DataFrame:
+    """Duel win probability of the challenger by skill difference (thrust + parry, A - B)."""
+    from simulators.rose_duel.duel import run_duels
+
+    f = tables.data.files["duelists"]
+    rows = []
+    for a, b in _pairs(tables):
+        out = run_duels(tables, a, b, DUELS_PER_PAIR, seed=seed + 97 * a + b)
+        fa, fb = f[tables.duelist_keys[a]], f[tables.duelist_keys[b]]
+        rows.append({"diff": fa["thrust"] + fa["parry"] - fb["thrust"] - fb["parry"],
+                     "games": DUELS_PER_PAIR, "wins": int((out[:, 0] == 0).sum())})
+    df = pl.DataFrame(rows).group_by("diff").agg(pl.col("games").sum(), pl.col("wins").sum()).sort("diff")
+    return aggregate.with_interval(df)
+
+
+def phase_check(tables, seed: int = 11, n: int = 4000) -> pl.DataFrame:
+    """Exact first-phase odds (hit, lock, parry; initiative mixed in) beside simulated ones, per pair, with
+    an even thrust/parry split and no cards."""
+    from simulators.rose_duel.duel import initiative_odds, phase_odds, run_duels
+
+    f = tables.data.files["duelists"]
+    faces = int(tables.image[E.RULES_AT + E.R_DIE])
+    rows = []
+    for a, b in _pairs(tables)[::7]:
+        fa, fb = f[tables.duelist_keys[a]], f[tables.duelist_keys[b]]
+        sa, sb = _even_split(fa["focus"]), _even_split(fb["focus"])
+        pa = initiative_odds(sa[2], sb[2], faces)
+        oa = phase_odds(fa["thrust"] + sa[0], fb["parry"] + sb[1], faces)
+        ob = phase_odds(fb["thrust"] + sb[0], fa["parry"] + sa[1], faces)
+        exact = [float(pa * oa[i] + (1 - pa) * ob[i]) for i in range(3)]
+        out = run_duels(tables, a, b, n, seed=seed + a * 31 + b, focus=(sa, sb), no_cards=True)
+        sim = [float((out[:, 3] == i).mean()) for i in range(3)]
+        rows.append({"pair": f"{fa['name']} vs {fb['name']}", "exact_hit": exact[0], "sim_hit": sim[0],
+                     "exact_lock": exact[1], "sim_lock": sim[1], "exact_parry": exact[2], "sim_parry": sim[2],
+                     "duels": n})
+    return pl.DataFrame(rows)
+
+
+def choice_check(tables, seed: int = 13) -> tuple[pl.DataFrame, list[str]]:
+    """The challenger's duel win rate for each fixed hit location and focus split (the other side plays
+    the heuristic), pooled over every pair; a note when one choice beats every other one clearly."""
+    from simulators.rose_duel.duel import run_duels
+
+    f = tables.data.files["duelists"]
+    locs = [("rose", E.LOC_ROSE), ("body", E.LOC_BODY)] + [
+        (k, E.LOC_OBJ + i) for i, k in enumerate(tables.object_keys)]
+    rows = []
+    for label, loc in locs:
+        w = n = 0
+        for a, b in _pairs(tables)[::3]:
+            out = run_duels(tables, a, b, CHOICE_DUELS, seed=seed + a * 13 + b, location=(loc, None))
+            w += int((out[:, 0] == 0).sum())
+            n += CHOICE_DUELS
+        rows.append({"choice": f"aim at {label}", "kind": "location", "games": n, "wins": w})
+    for label, frac in (("all thrust", (1.0, 0.0)), ("even thrust/parry", (0.5, 0.5)), ("all parry", (0.0, 1.0)),
+                        ("all initiative", (0.0, 0.0))):
+        w = n = 0
+        for a, b in _pairs(tables)[::3]:
+            fo = f[tables.duelist_keys[a]]["focus"]
+            t = int(round(frac[0] * fo))
+            p = int(round(frac[1] * fo)) if frac[1] else 0
+            p = min(p, fo - t)
+            out = run_duels(tables, a, b, CHOICE_DUELS, seed=seed + 5 + a * 13 + b, focus=([t, p, fo - t - p], None))
+            w += int((out[:, 0] == 0).sum())
+            n += CHOICE_DUELS
+        rows.append({"choice": f"focus {label}", "kind": "focus", "games": n, "wins": w})
+    df = aggregate.with_interval(pl.DataFrame(rows))
+    notes = []
+    for kind in ("location", "focus"):
+        d = df.filter(pl.col("kind") == kind).sort("win_rate", descending=True)
+        best, second = d.row(0, named=True), d.row(1, named=True)
+        if best["ci_low"] > second["ci_high"]:
+            notes.append(f"Dominant choice: {best['choice']} wins {100 * best['win_rate']:.1f}% of duels "
+                         f"(next best, {second['choice']}: {100 * second['win_rate']:.1f}%; intervals apart).")
+    return df, notes
+
+
+def _curve_figure(curve: pl.DataFrame):
+    fig, ax = plt.subplots(figsize=(7, 3.4))
+    x = curve["diff"].to_numpy()
+    y = curve["win_rate"].to_numpy()
+    lo = curve["ci_low"].to_numpy()
+    hi = curve["ci_high"].to_numpy()
+    ax.errorbar(x, y, yerr=[y - lo, hi - y], fmt="o-", capsize=3)
+    ax.axhline(0.5, ls="--", color="grey")
+    ax.set_xlabel("skill difference (thrust + parry): challenger - Victor")
+    ax.set_ylabel("challenger wins the duel")
+    ax.set_ylim(0, 1)
+    ax.set_title("Duel win probability by skill difference")
+    return _finish(fig, "Each point pools every pair of duelists with that difference (both play the heuristic, "
+                        "cards included); a flat curve means skill hardly matters.")
+
+
+def report_sections(run_dir: Path, tables, t: dict, spec) -> dict:
+    pc = _player_count_tables(Path(run_dir), tables)
+    curve = skill_curve(tables)
+    phases = phase_check(tables)
+    choices, notes = choice_check(tables)
+    R = html.rows
+    per_n = pc["players"]
+    findings = list(notes)
+    for r in per_n.iter_rows(named=True):
+        if r["timeout_rate"] > 0.05:
+            findings.append(f"{r['n_players']} players: {100 * r['timeout_rate']:.1f}% of games reach the turn cap "
+                            f"without a Revolution (timeouts).")
+    ph = pc["phases"].row(0, named=True)
+    tot = max(ph["phase_hits"] + ph["phase_locks"] + ph["phase_parries"], 1)
+    players_table = html.table(R(per_n), [
+        ("players", "n_players"), ("games", "games"), ("Revolution wins", "revolution_rate"),
+        ("games with a Revolution", "games_with_revolution"), ("Revolutions won / fought", "revolutions_won"),
+        ("timeout rate", "timeout_rate"), ("last standing", "last_standing_rate"), ("mean turns", "mean_turns"),
+        ("median turns", "median_turns"), ("mean duels", "mean_duels")])
+    sections = [
+        ("Player counts", players_table),
+        ("Win rate per seat and player count", html.table(R(pc["seat_by_players"]), [
+            ("players", "n_players"), ("seat (0 = seat 1)", "seat"), ("games", "games"), ("wins", "wins"),
+            ("win rate (95% CI)", "rate")])),
+        ("Win rate per duelist and player count", html.table(R(pc["duelist_by_players"]), [
+            ("players", "n_players"), ("duelist", "name"), ("games", "games"), ("wins", "wins"),
+            ("win rate (95% CI)", "rate")])),
+        ("One duel phase: exact and simulated", html.table(R(phases), [
+            ("pair (even split, no cards)", "pair"), ("hit exact", "exact_hit"), ("hit sim.", "sim_hit"),
+            ("lock exact", "exact_lock"), ("lock sim.", "sim_lock"), ("parry exact", "exact_parry"),
+            ("parry sim.", "sim_parry"), ("duels", "duels")])
+         + f"<p class='reading'>In this run's games (every strategy choice and card): attacks hit "
+           f"{100 * ph['phase_hits'] / tot:.1f}%, lock {100 * ph['phase_locks'] / tot:.1f}%, parried "
+           f"{100 * ph['phase_parries'] / tot:.1f}% of {tot:,} phases.</p>"),
+        ("Choices in a duel", html.table(R(choices), [("challenger's choice", "choice"), ("duels", "games"),
+                                                      ("challenger wins (95% CI)", "rate")])
+         + "<p class='reading'>" + (" ".join(notes) or "No choice dominates: every best interval overlaps the "
+                                    "next one.") + "</p>"),
+    ]
+    figs = [("skill_difference", _curve_figure(curve), "duel win by skill difference", "Skill and duels",
+             html.table(R(curve), [("difference", "diff"), ("duels", "games"), ("challenger wins (95% CI)", "rate")]))]
+    summary = {
+        "players": per_n.to_dicts(), "seat_by_players": pc["seat_by_players"].to_dicts(),
+        "duelist_by_players": pc["duelist_by_players"].to_dicts(), "skill_difference": curve.to_dicts(),
+        "phase_odds": phases.to_dicts(), "choices": choices.to_dicts(), "dominant_choices": notes,
+        "phase_outcomes_in_games": ph,
+    }
+    return {"figures": figs, "sections": sections, "findings": findings, "summary": summary}
