@@ -446,7 +446,7 @@ def one_action_nb(m, v, s0, p0, s1, p1, kind, seat, cid, g, subg, aid, cost_over
             return
         at = ACTIONS_AT + aid * A_WIDTH
         if m[at + A_SYM] == SYM_CHOICE:
-            context_nb(m, DO_CHOOSE_ONE, cid, m[at + A_NCH], 0, seat)
+            context_nb(m, DO_CHOOSE_ONE, cid, m[at + A_NCH], at + A_CH, seat)  # B: where the choices' ids are
             aid = m[at + A_CH + decide_nb(m, v, s0, p0, s1, p1, PH_MODE, seat, (1 << m[at + A_NCH]) - 1)]
             emit_nb(m, seat, EV_MODE, cid, aid, 0)
         emit_nb(m, seat, EV_SUBACT, cid, aid, subg)
@@ -590,7 +590,7 @@ def one_action_nb(m, v, s0, p0, s1, p1, kind, seat, cid, g, subg, aid, cost_over
                         push_nb(m, K_SUBACTION, seat, cid, g, -1, sa, -1)
             elif op == DO_CHOOSE_ONE:  # each mode is an action of its own symbol
                 n = m[row + P_A]
-                context_nb(m, op, cid, n, 0, seat)
+                context_nb(m, op, cid, n, row + P_B, seat)  # B: where the modes' action ids are
                 ch = decide_nb(m, v, s0, p0, s1, p1, PH_MODE, seat, (1 << n) - 1)
                 sa = m[row + P_B + ch]
                 emit_nb(m, seat, EV_MODE, cid, sa, 0)

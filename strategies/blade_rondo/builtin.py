@@ -1,19 +1,410 @@
 """Built-in Blade Rondo strategies.
 
-Signature (every Blade Rondo strategy): ``fn(phase, m, seat, mask, params) -> int``; the phases
-and the meaning of their masks are ``simulators/blade_rondo/enums.py`` ``PH_*``; the decision's
-context is in ``S_CTX_*`` (and ``S_RESP_FRAME`` for a response). A strategy reads only what its
-seat may see (``common_nb.visible_card_nb``); it draws randomness only through
-``rand_*_nb(m, M_RNG, ...)``. Return an index whose bit is set in ``mask``.
+Signature (every Blade Rondo strategy): ``fn(phase, m, seat, mask, params) -> int``; the phases and
+the meaning of their masks are ``simulators/blade_rondo/enums.py`` ``PH_*``; the decision's context is
+in ``S_CTX_*`` (``S_RESP_FRAME`` for a response). A strategy reads only what its seat may see
+(``common_nb``); it draws randomness only through ``rand_*_nb(m, M_RNG, ...)``. Return an index whose
+bit is set in ``mask``.
+
+``heuristic_nb`` is one parameterised rule set; ``greedy``, ``aggro`` and ``control`` are its three
+parameter sets (knobs: epsilon, damage, heating, response, protection, healing, summon, threshold).
+``planner_nb`` scores every affordable set of plays of the turn by playing it on a copy of the state
+(the opponent's hidden cards removed) and evaluating the result.
 """
+import numpy as np
 from numba import njit
 
-from simulators.blade_rondo.enums import M_RNG
-from simulators.common.memory_nb import as_machine_nb
-from simulators.common.rng_nb import rand_bit_nb
+from simulators.blade_rondo.effects_nb import (
+    card_nb, eff_defence_nb, remaining_nb, sub_nb,
+)
+from simulators.blade_rondo.enums import (
+    A_PROG, A_PROG_N, A_WIDTH, ACTIONS_AT, BIT_END, C_EFF, C_EFF_N, C_SAC, C_SAC_N, C_SUMMON, C_TYPE, DO_DAMAGE, DO_MAY_DISCARD_BREATH, DO_MAY_DISCARD_SUB, DO_PAY_EXTRA, DO_RETURN_SUB, DO_SUB_ACTS,
+    GBIT_NONE, L_CARD, L_SUB, L_ZONE, M_RNG, M_SCRIPT_N, M_TRACE_CAP, O_ATK, O_DEF, O_DOWN, O_HAND, O_LIFE,
+    O_SUBS, O_VOLT, P_A, P_B, PH_ACTION, PH_BAN, PH_COIN_PLACE, PH_COIN_RETURN, PH_HAND, PH_KEEP, PH_MODE,
+    PH_OPTION, PH_PAY, PH_PHOS, PH_RESPOND, PH_REVEALED, PH_SET_CARD, PH_SUB, PH_X, PROG_AT, P_WIDTH, R_PARAM_CAP,
+    RULES_AT, S_ACTIVE, S_CTX_B, S_CTX_OP, SB_NACT, SEAT0, SEAT_W, SL_HEAT, SL_PROT, SL_PULSE, SLOT0, SLOT_W, SLOTS,
+    STATE0, STATE_END, SYM_BREATH, SYM_PREP, SYM_SPECIAL, SYM_SUPPORT, WHO_SELF, Z_DOWN, Z_HAND, Z_OUT,
+)
+from simulators.blade_rondo.rules_nb import action_mask_nb, use_card_nb
+from simulators.common.memory_nb import as_machine_nb, unmanaged_view_nb
+from simulators.common.rng_nb import popcount_nb, rand_bit_nb, rand_float_nb
+from simulators.common.strategy import STRATEGY_SIG
+from strategies.blade_rondo.common_nb import (
+    argmax_nb, card_cost_now_nb, card_damage_nb, prog_damage_nb, program_gains_nb, static_score_nb, sub_value_nb,
+    visible_card_nb,
+)
+
+SWORDS = (1 << 7) - 1
+# knobs of heuristic_nb
+K_EPS, K_DMG, K_HEAT, K_RESP, K_PROT, K_HEAL, K_SUMMON, K_MIN = 0, 1, 2, 3, 4, 5, 6, 7
 
 
 @njit(cache=True)
 def random_nb(phase, m, seat, mask, params):
     """Uniform over whatever is legal (END included)."""
     return rand_bit_nb(as_machine_nb(m), M_RNG, mask)
+
+
+@njit(cache=True)
+def _self_damage_nb(m, cid):
+    """Damage the card's Sacrifice deals its user."""
+    d = 0
+    pc = card_nb(m, cid, C_SAC)
+    for k in range(card_nb(m, cid, C_SAC_N)):
+        row = PROG_AT + (pc + k) * P_WIDTH
+        if m[row] == DO_DAMAGE and m[row + P_A] == WHO_SELF:
+            d += m[row + P_B]
+    return d
+
+
+@njit(cache=True)
+def _action_value_nb(m, seat, aid, params):
+    """Worth of performing a named action now (a mode): its damage, healing and parameter gains."""
+    at = ACTIONS_AT + aid * A_WIDTH
+    d = prog_damage_nb(m, seat, m[at + A_PROG], m[at + A_PROG_N], 1)
+    heal, atk, atk_t, df = program_gains_nb(m, m[at + A_PROG], m[at + A_PROG_N])
+    life = m[SEAT0 + seat * SEAT_W + O_LIFE]
+    hv = heal if heal < 15 - life else 15 - life
+    return (params[K_DMG] * d + params[K_HEAL] * hv * (1.0 if life <= 10 else 0.3) + params[K_HEAT] * atk
+            + params[K_PROT] * df + 0.3 * params[K_DMG] * atk_t)
+
+
+@njit(cache=True)
+def _card_value_nb(m, seat, ls, params):
+    """Worth per cost of using the card of local slot ``ls`` now (heuristic_nb's PH_ACTION)."""
+    g = seat * SLOTS + ls
+    cid = m[SLOT0 + g * SLOT_W + L_CARD]
+    sb = SEAT0 + seat * SEAT_W
+    opp = 1 - seat
+    ol = m[SEAT0 + opp * SEAT_W + O_LIFE]
+    life = m[sb + O_LIFE]
+    t = card_nb(m, cid, C_TYPE)
+    cost = card_cost_now_nb(m, seat, cid)
+    per = cost if cost > 0 else 0.5
+    if t == SYM_BREATH:
+        if ls == SL_PULSE:
+            return 100.0  # free cost for this turn: use it first
+        if ls == SL_HEAT:
+            return params[K_HEAT] if m[sb + O_ATK] < m[RULES_AT + R_PARAM_CAP] else 0.0
+        return -1.0  # Protection: decided after every other card (heuristic_nb)
+    if t == SYM_PREP:
+        return params[K_RESP] / (1.0 + popcount_nb(m[sb + O_DOWN]))
+    selfd = _self_damage_nb(m, cid)
+    if selfd >= life:
+        return -10.0
+    hand_after = popcount_nb(m[sb + O_HAND] & SWORDS & ~(1 << ls))
+    d = card_damage_nb(m, seat, cid, hand_after)
+    v = params[K_DMG] * (d - selfd)
+    if d >= ol and d > 0:
+        v += 1000.0  # lethal
+    heal, atk, atk_t, df = program_gains_nb(m, card_nb(m, cid, C_EFF), card_nb(m, cid, C_EFF_N))
+    hv = heal if heal < 15 - life else 15 - life
+    v += params[K_HEAL] * hv * (1.0 if life <= 10 else 0.3) + params[K_HEAT] * atk + params[K_PROT] * 1.5 * df
+    if atk_t > 0:  # a this-turn Attack boost is worth the physical attacks still affordable after it
+        n_phys = 0
+        x = m[sb + O_HAND] & SWORDS & ~(1 << ls)
+        while x:
+            i = 0
+            while (x >> i) & 1 == 0:
+                i += 1
+            x &= x - 1
+            c2 = m[SLOT0 + (seat * SLOTS + i) * SLOT_W + L_CARD]
+            if card_nb(m, c2, C_TYPE) == 0:
+                n_phys += 1
+        v += params[K_DMG] * atk_t * (n_phys if n_phys < 2 else 2) * (1.0 if remaining_nb(m, seat) > cost else 0.0)
+    s = card_nb(m, cid, C_SUMMON)
+    if s >= 0:
+        v += params[K_SUMMON] * sub_value_nb(m, seat, s)
+    if t == SYM_SPECIAL:
+        v += params[K_HEAL] * (5 if 15 - life > 5 else 15 - life) * (1.0 if life <= 10 else 0.3) + params[K_HEAT]
+    if t == SYM_SUPPORT and v <= 0.0:
+        v = 0.3 * params[K_HEAT] * cost  # e.g. Voltage at the end of the turn
+    return v / per
+
+
+@njit(cache=True)
+def _pick_sub_nb(m, seat, mask, highest):
+    """The own subordinate (global-slot mask, none bit excluded) with the highest or lowest value."""
+    best = -1
+    bv = 0.0
+    for g in range(2 * SLOTS):
+        if (mask >> g) & 1:
+            s = m[SLOT0 + g * SLOT_W + L_SUB]
+            val = float(sub_value_nb(m, seat, s)) if s >= 0 else 0.0
+            if best < 0 or (val > bv if highest else val < bv):
+                best = g
+                bv = val
+    return best
+
+
+@njit(cache=True)
+def _keep_value_nb(m, seat, n):
+    """Drafting worth of card number ``n`` given the cards kept so far (a mix of attacks and answers)."""
+    v = static_score_nb(m, n)
+    resp = 0
+    same = 0
+    for ls in range(7):
+        c = m[SLOT0 + (seat * SLOTS + ls) * SLOT_W + L_CARD]
+        if c > 0 and m[SLOT0 + (seat * SLOTS + ls) * SLOT_W + L_ZONE] == Z_HAND:
+            if card_nb(m, c, C_TYPE) == SYM_PREP:
+                resp += 1
+            if c == n:
+                same += 1
+    if card_nb(m, n, C_TYPE) == SYM_PREP and resp >= 2:
+        v *= 0.3
+    if same > 0:
+        v *= 0.8
+    return v
+
+
+@njit(cache=True)
+def heuristic_nb(phase, m, seat, mask, params):
+    """The rule set behind greedy, aggro and control (module docstring). params: [epsilon, damage,
+    heating, response, protection, healing, summon, threshold]."""
+    p = as_machine_nb(m)
+    if params[K_EPS] > 0.0 and rand_float_nb(p, M_RNG) < params[K_EPS]:
+        return rand_bit_nb(p, M_RNG, mask)
+    sb = SEAT0 + seat * SEAT_W
+    if phase == PH_ACTION:
+        vals = np.zeros(11)
+        best = -1
+        bv = -1e300
+        for ls in range(10):
+            if (mask >> ls) & 1:
+                x = _card_value_nb(m, seat, ls, params)
+                vals[ls] = x
+                if x > bv:
+                    bv = x
+                    best = ls
+        if best >= 0 and bv >= params[K_MIN]:
+            return argmax_nb(p, vals, mask & ~(1 << BIT_END) & ~(1 << SL_PROT), 10)
+        # Protection with what is left, if it raises Defence (the last thing of the turn)
+        if (mask >> SL_PROT) & 1 and params[K_PROT] > 0.0:
+            rem = remaining_nb(m, seat)
+            cap = m[RULES_AT + R_PARAM_CAP]
+            x = rem if rem < cap else cap
+            if x > m[sb + O_DEF]:
+                return SL_PROT
+        return BIT_END
+    if phase == PH_X:
+        if m[S_CTX_OP] == DO_PAY_EXTRA:
+            return 0 if mask & 1 else rand_bit_nb(p, M_RNG, mask)
+        b = 62
+        while (mask >> b) & 1 == 0:
+            b -= 1
+        return b
+    if phase == PH_RESPOND:
+        if params[K_RESP] <= 0.0 and params[K_PROT] <= 0.0:
+            return BIT_END
+        for ls in range(10):
+            if (mask >> ls) & 1:
+                return ls
+        return BIT_END
+    if phase == PH_PAY or phase == PH_PHOS:
+        return 1
+    if phase == PH_OPTION:
+        if m[S_CTX_OP] == DO_MAY_DISCARD_BREATH:
+            return 1 if params[K_PROT] < params[K_DMG] else 0
+        return 1
+    if phase == PH_MODE:
+        at = m[S_CTX_B]
+        vals = np.zeros(4)
+        for i in range(4):
+            if (mask >> i) & 1:
+                vals[i] = _action_value_nb(m, seat, m[at + i], params)
+        return argmax_nb(p, vals, mask, 4)
+    if phase == PH_SUB:
+        op = m[S_CTX_OP]
+        real = mask & ~(1 << GBIT_NONE)
+        if op == DO_SUB_ACTS:
+            return _pick_sub_nb(m, seat, real, True)
+        if (mask >> GBIT_NONE) & 1:
+            if op == DO_RETURN_SUB:
+                return GBIT_NONE
+            if op == DO_MAY_DISCARD_SUB:
+                if m[S_ACTIVE] != seat:  # a response (Tourmaline): give a Doll to take 3 less damage
+                    return _pick_sub_nb(m, seat, real, False)
+                g = _pick_sub_nb(m, seat, real, False)
+                s = m[SLOT0 + g * SLOT_W + L_SUB]
+                return g if sub_nb(m, s, SB_NACT) == 0 and params[K_DMG] >= 1.0 else GBIT_NONE
+        return _pick_sub_nb(m, seat, real, False)
+    if phase == PH_HAND:  # a card of one's own hand to discard or reveal: the least worth
+        vals = np.zeros(10)
+        for ls in range(10):
+            if (mask >> ls) & 1:
+                vals[ls] = -static_score_nb(m, m[SLOT0 + (seat * SLOTS + ls) * SLOT_W + L_CARD])
+        return argmax_nb(p, vals, mask, 10)
+    if phase == PH_REVEALED:
+        vals = np.zeros(10)
+        for ls in range(10):
+            if (mask >> ls) & 1:
+                c = visible_card_nb(m, seat, (1 - seat) * SLOTS + ls)
+                vals[ls] = static_score_nb(m, c) if c > 0 else 0.0
+        return argmax_nb(p, vals, mask, 10)
+    if phase == PH_SET_CARD:
+        vals = np.zeros(21)
+        for g in range(20):
+            if (mask >> g) & 1:
+                c = visible_card_nb(m, seat, g)
+                s = m[SLOT0 + g * SLOT_W + L_SUB]
+                vals[g] = (sub_value_nb(m, 1 - seat, s) if s >= 0 else 1.0) + 0.1 * card_nb(m, c, 1)
+        return argmax_nb(p, vals, mask, 21)
+    if phase == PH_COIN_PLACE:
+        best = BIT_END
+        bc = -1
+        for ls in range(7):
+            if (mask >> ls) & 1:
+                c = m[SLOT0 + (seat * SLOTS + ls) * SLOT_W + L_CARD]
+                if card_nb(m, c, 4) > bc and card_nb(m, c, C_SUMMON) >= 0:
+                    bc = card_nb(m, c, 4)
+                    best = ls
+        return best
+    if phase == PH_COIN_RETURN:
+        if (mask >> GBIT_NONE) & 1:
+            return GBIT_NONE
+        for g in range(20):
+            if (mask >> g) & 1:
+                return g
+    if phase == PH_KEEP or phase == PH_BAN:
+        vals = np.zeros(61)
+        for n in range(1, 61):
+            if (mask >> n) & 1:
+                vals[n] = _keep_value_nb(m, seat, n) if phase == PH_KEEP else static_score_nb(m, n)
+        return argmax_nb(p, vals, mask, 61)
+    return rand_bit_nb(p, M_RNG, mask)
+
+
+# ----------------------------------------------------------------------------- the planner
+@njit(STRATEGY_SIG, cache=True)
+def quiet_nb(phase, m, seat, mask, params):
+    """The planner's inner policy for the decisions inside a simulated play: the most of X, yes to
+    options and payments, Phosphorescence, the first mode or target, no subordinate given up."""
+    if phase == PH_X:
+        b = 62
+        while (mask >> b) & 1 == 0:
+            b -= 1
+        return b
+    if phase == PH_PAY or phase == PH_PHOS or phase == PH_OPTION:
+        return 1 if (mask >> 1) & 1 else 0
+    if phase == PH_RESPOND or phase == PH_COIN_PLACE or phase == PH_ACTION:
+        if (mask >> BIT_END) & 1:
+            return BIT_END
+    if (mask >> GBIT_NONE) & 1 and (phase == PH_SUB or phase == PH_COIN_RETURN):
+        return GBIT_NONE
+    b = 0
+    while (mask >> b) & 1 == 0:
+        b += 1
+    return b
+
+
+@njit(cache=True)
+def _evaluate_nb(m, seat, params, opp_life0, own_life0):
+    """The planner's evaluation of a state (after its own plays), parameterised by params[1:]."""
+    sb = SEAT0 + seat * SEAT_W
+    ob = SEAT0 + (1 - seat) * SEAT_W
+    if m[ob + O_LIFE] <= 0 and m[sb + O_LIFE] > 0:
+        return 1e6
+    if m[sb + O_LIFE] <= 0:
+        return -1e6
+    v = params[1] * (opp_life0 - m[ob + O_LIFE]) - params[2] * (own_life0 - m[sb + O_LIFE])
+    v += params[3] * m[sb + O_ATK] + params[4] * eff_defence_nb(m, seat)
+    v += params[5] * popcount_nb(m[sb + O_DOWN]) + params[6] * popcount_nb(m[sb + O_SUBS])
+    v += params[7] * m[sb + O_VOLT]
+    return v
+
+
+@njit(cache=True)  # numba cannot cache it (it passes quiet_nb as a function value): compiled once per process
+def planner_nb(phase, m, seat, mask, params):
+    """One-ply lookahead over the turn: every affordable set of the usable cards (Protection last with
+    what is left, or not at all) is played on a copy of the state, in a fixed order (Pulse, Heating,
+    then the others), with the opponent's hand and face-down cards removed from the copy (it cannot
+    see them); the set with the best evaluation gives the first card to use now. Other decisions:
+    heuristic_nb with greedy's knobs. params: [epsilon, opponent life lost, own life lost, Attack,
+    Defence, face-down cards, subordinates, Voltage]."""
+    p = as_machine_nb(m)
+    if params[0] > 0.0 and rand_float_nb(p, M_RNG) < params[0]:
+        return rand_bit_nb(p, M_RNG, mask)
+    if phase != PH_ACTION:
+        g = np.empty(8)  # greedy's knobs (a global array would stop numba from caching this function)
+        g[0] = 0.0
+        g[1] = 1.0
+        g[2] = 1.5
+        g[3] = 0.6
+        g[4] = 0.5
+        g[5] = 0.5
+        g[6] = 0.8
+        g[7] = 0.5
+        return heuristic_nb(phase, m, seat, mask, g)
+    cand = mask & ~(1 << BIT_END) & ~(1 << SL_PROT)
+    prot = (mask >> SL_PROT) & 1
+    order = np.empty(10, np.int64)
+    n = 0
+    for ls in (SL_PULSE, SL_HEAT):
+        if (cand >> ls) & 1:
+            order[n] = ls
+            n += 1
+    for ls in range(7):
+        if (cand >> ls) & 1:
+            order[n] = ls
+            n += 1
+    if n == 0 and prot == 0:
+        return BIT_END
+    # the copy: the opponent's hidden cards removed, no trace, no script
+    work = m.copy()
+    w = as_machine_nb(work)
+    w[M_TRACE_CAP] = 0
+    w[M_SCRIPT_N] = 0
+    opp = 1 - seat
+    ob = SEAT0 + opp * SEAT_W
+    for ls in range(SLOTS):
+        g = opp * SLOTS + ls
+        z = w[SLOT0 + g * SLOT_W + L_ZONE]
+        if z == Z_DOWN or (z == Z_HAND and ls < 7):
+            w[SLOT0 + g * SLOT_W + L_ZONE] = Z_OUT
+            w[ob + (O_DOWN if z == Z_DOWN else O_HAND)] &= ~(1 << ls)
+    saved = work[STATE0:STATE_END].copy()
+    v = unmanaged_view_nb(work)
+    pz = np.zeros(1)
+    opp_life0 = w[ob + O_LIFE]
+    own_life0 = w[SEAT0 + seat * SEAT_W + O_LIFE]
+    best_first = BIT_END
+    best_val = -1e300
+    cost = np.zeros(10, np.int64)
+    for i in range(n):
+        cost[i] = card_cost_now_nb(m, seat, m[SLOT0 + (seat * SLOTS + order[i]) * SLOT_W + L_CARD])
+    rem = remaining_nb(m, seat)
+    for sub in range(1 << n):
+        total = 0
+        for i in range(n):
+            if (sub >> i) & 1:
+                total += cost[i]
+        if total > rem + (1 if (sub & 1) and order[0] == SL_PULSE else 0):
+            continue
+        for with_prot in range(2 if prot else 1):
+            work[STATE0:STATE_END] = saved
+            first = BIT_END
+            for i in range(n):
+                if (sub >> i) & 1:
+                    ls = order[i]
+                    if (action_mask_nb(w, seat) >> ls) & 1:
+                        if first == BIT_END:
+                            first = ls
+                        use_card_nb(w, v, quiet_nb, pz, quiet_nb, pz, seat, ls)
+            if with_prot == 1:
+                if (action_mask_nb(w, seat) >> SL_PROT) & 1:
+                    if first == BIT_END:
+                        first = SL_PROT
+                    use_card_nb(w, v, quiet_nb, pz, quiet_nb, pz, seat, SL_PROT)
+            val = _evaluate_nb(w, seat, params, opp_life0, own_life0)
+            if val > best_val + 1e-9:
+                best_val = val
+                best_first = first
+    if (mask >> best_first) & 1 == 0:
+        return BIT_END
+    return best_first
+
+
+GREEDY = np.array([0.0, 1.0, 1.5, 0.6, 0.5, 0.5, 0.8, 0.5])
+AGGRO = np.array([0.0, 1.2, 2.5, 0.0, 0.0, 0.2, 1.0, 0.3])
+CONTROL = np.array([0.0, 0.8, 1.0, 2.5, 1.2, 1.0, 0.6, 0.4])
+PLANNER = np.array([0.0, 1.0, 1.0, 2.0, 0.2, 0.2, 2.0, 1.0])

@@ -1,0 +1,231 @@
+"""What the Blade Rondo heuristics share: estimates read from the card programs, and small pickers.
+
+Every estimate reads only what the deciding seat may see: its own cards, the public parameters,
+both Play Areas' face-up cards, both Set Areas and discard piles. The opponent's hand and its
+face-down cards are never read (``visible_card_nb`` is the one way to look at an opponent's slot);
+``tests/strategies/test_blade_rondo_strategies.py`` shuffles that hidden information and checks that
+no decision changes.
+"""
+from numba import njit
+
+from simulators.blade_rondo.effects_nb import (
+    aura_nb, best_sub_defence_nb, card_nb, eff_attack_nb, eff_defence_nb, night_nb, remaining_nb, sub_nb,
+)
+from simulators.blade_rondo.enums import (
+    A_PROG, A_PROG_N, A_SYM, A_WIDTH, ACTIONS_AT, AU_MAGIC, AU_PHYS, C_COINS, C_COST, C_EFF, C_EFF_N, C_IMM,
+    C_IMM_N, C_RESP, C_SUMMON, C_TYPE, C_XCOST, DO_CHANGE, DO_DAMAGE, DO_GAIN, DO_JUMP, DO_MAGIC, DO_PERFORM,
+    DO_PHYS, DUR_PERM, DUR_TURN, H_DEF, H_HEAL, H_KIND, H_MAGIC, H_MAGIC_X, H_PHYS, H_WIDTH, HINT_ATTACK,
+    HINT_RESPONSE, HINT_SUMMON, HINTS_AT, IF_DAY, IF_DEALT, IF_DOLLS_AT_LEAST, IF_HAND_EMPTY, IF_NIGHT, L_CARD,
+    L_SUB, L_ZONE, LAST_GUARD, M_RNG, O_ATK, O_DOLLS, O_HAND, O_LIFE, O_REVEALED, P_A, P_B, P_C, P_D, P_THEN,
+    P_WIDTH, PARAM_ATK, PARAM_DEF, PARAM_VOLT, PROG_AT, SB_ATK_DAY, SB_ATK_NIGHT, SB_ATK_YOURS, SB_NACT, SEAT0,
+    SEAT_W, SLOT0, SLOT_W, SLOTS, SYM_MAGIC, SYM_PHYS, SYM_PREP, WHO_SELF, X_FIXED, X_OPP_HALF_UP, X_OPP_LIFE,
+    Z_DOWN, Z_HAND,
+)
+from simulators.common.memory_nb import as_machine_nb
+from simulators.common.rng_nb import popcount_nb, rand_below_nb
+
+SWORDS = (1 << 7) - 1
+
+
+@njit(cache=True)
+def visible_card_nb(m, seat, g):
+    """The card id in global slot ``g`` as ``seat`` sees it: -1 for the opponent's hand and face-down
+    cards unless revealed (Will-Breaking Cleaver)."""
+    sl = SLOT0 + g * SLOT_W
+    owner = g // SLOTS
+    if owner != seat:
+        z = m[sl + L_ZONE]
+        if z == Z_DOWN or (z == Z_HAND and (m[SEAT0 + owner * SEAT_W + O_REVEALED] >> (g % SLOTS)) & 1 == 0):
+            return -1
+    return m[sl + L_CARD]
+
+
+@njit(cache=True)
+def prog_damage_nb(m, seat, start, n, hand_after):
+    """Damage the program rows would deal now to the opponent, read from the rows with the public
+    parameters (Day/Night and Add guards followed, other guards assumed to hold)."""
+    opp = 1 - seat
+    dd = eff_defence_nb(m, opp)
+    sd = best_sub_defence_nb(as_machine_nb(m), opp)
+    dd = sd if sd > dd else dd
+    atk = eff_attack_nb(m, seat)
+    ol = m[SEAT0 + opp * SEAT_W + O_LIFE]
+    total = 0
+    pc = start
+    end = start + n
+    while pc < end:
+        row = PROG_AT + pc * P_WIDTH
+        op = m[row]
+        if op == DO_JUMP:
+            pc += 1 + m[row + P_A]
+            continue
+        if op <= LAST_GUARD:
+            ok = True
+            if op == IF_DAY:
+                ok = not night_nb(m)
+            elif op == IF_NIGHT:
+                ok = night_nb(m)
+            elif op == IF_DEALT:
+                ok = total > 0
+            elif op == IF_HAND_EMPTY:
+                ok = hand_after == 0
+            elif op == IF_DOLLS_AT_LEAST:
+                ok = m[SEAT0 + seat * SEAT_W + O_DOLLS] >= m[row + P_A]
+            pc += 1 if ok else 1 + m[row + P_THEN]
+            continue
+        if op == DO_PHYS:
+            d = 0 if m[row + P_B] else dd
+            x = atk * m[row + P_A] - d
+            total += (x if x > 0 else 0) + aura_nb(m, seat, AU_PHYS)
+        elif op == DO_MAGIC:
+            k = m[row + P_A]
+            x = m[row + P_B] if k == X_FIXED else ((ol + 1) // 2 if k == X_OPP_HALF_UP else (ol if k == X_OPP_LIFE else 2))
+            total += x + m[row + P_C] + aura_nb(m, seat, AU_MAGIC)
+        elif op == DO_DAMAGE and m[row + P_A] != WHO_SELF:
+            total += m[row + P_B]
+        pc += 1
+    return total
+
+
+@njit(cache=True)
+def card_cost_now_nb(m, seat, cid):
+    """What the card costs now (Response cards: 1; X: the cost left)."""
+    if card_nb(m, cid, C_RESP):
+        return 1
+    if card_nb(m, cid, C_XCOST):
+        return remaining_nb(m, seat)
+    c = card_nb(m, cid, C_COST)
+    return c if c > 0 else 0
+
+
+@njit(cache=True)
+def card_damage_nb(m, seat, cid, hand_after):
+    """Damage estimate of using the card now (its effect, plus a Dazzle it may add)."""
+    d = prog_damage_nb(m, seat, card_nb(m, cid, C_EFF), card_nb(m, cid, C_EFF_N), hand_after)
+    pc = card_nb(m, cid, C_IMM)
+    for k in range(card_nb(m, cid, C_IMM_N)):
+        row = PROG_AT + (pc + k) * P_WIDTH
+        if m[row] == DO_PERFORM and d > 0:
+            at = ACTIONS_AT + m[row + P_A] * A_WIDTH
+            d += prog_damage_nb(m, seat, m[at + A_PROG], m[at + A_PROG_N], hand_after)
+    return d
+
+
+@njit(cache=True)
+def sub_value_nb(m, seat, s):
+    """A subordinate's damage per turn, roughly (its printed Attack for now, times its actions)."""
+    if sub_nb(m, s, SB_ATK_YOURS):
+        a = eff_attack_nb(m, seat)
+    else:
+        a = sub_nb(m, s, SB_ATK_NIGHT) if night_nb(m) else sub_nb(m, s, SB_ATK_DAY)
+    n = sub_nb(m, s, SB_NACT)
+    return (a if a > 2 else 2) * n if n > 0 else 1
+
+
+@njit(cache=True)
+def program_gains_nb(m, start, n):
+    """(life gained, permanent Attack, this-turn Attack, Defence) the rows give their user."""
+    heal = 0
+    atk = 0
+    atk_t = 0
+    df = 0
+    for k in range(n):
+        row = PROG_AT + (start + k) * P_WIDTH
+        op = m[row]
+        if op == DO_GAIN and m[row + P_A] == WHO_SELF and m[row + P_C] == 0:
+            heal += m[row + P_B]
+        elif op == DO_CHANGE and m[row + P_C] == WHO_SELF and m[row + P_B] > 0:
+            if m[row + P_A] == PARAM_ATK:
+                if m[row + P_D] == DUR_PERM:
+                    atk += m[row + P_B]
+                elif m[row + P_D] == DUR_TURN:
+                    atk_t += m[row + P_B]
+            elif m[row + P_A] == PARAM_DEF:
+                df += m[row + P_B]
+            elif m[row + P_A] == PARAM_VOLT:
+                atk += 0
+    return heal, atk, atk_t, df
+
+
+@njit(cache=True)
+def static_score_nb(m, cid):
+    """A card's worth for drafting, from its data hints: damage per cost, healing, summons, responses."""
+    h = HINTS_AT + cid * H_WIDTH
+    cost = card_nb(m, cid, C_COST)
+    cost = cost if cost > 0 else 1
+    kind = m[h + H_KIND]
+    v = 0.0
+    if kind == HINT_ATTACK:
+        v = (3.0 * m[h + H_PHYS] + m[h + H_MAGIC] + (5.0 if m[h + H_MAGIC_X] else 0.0)) / cost
+    elif kind == HINT_RESPONSE:
+        v = 1.6
+    elif kind == HINT_SUMMON:
+        s = card_nb(m, cid, C_SUMMON)
+        v = 1.0 + 0.6 * sub_nb(m, s, SB_NACT) * (2.0 + sub_nb(m, s, SB_ATK_NIGHT)) / cost
+    else:
+        v = (0.5 * m[h + H_HEAL] + 1.5 * m[h + H_DEF] + 1.0) / cost
+    if card_nb(m, cid, C_COINS) > 0:
+        v += 0.1
+    return v
+
+
+@njit(cache=True)
+def argmax_nb(m, vals, mask, n):
+    """Index of the largest of ``vals[0:n]`` among the set bits of ``mask`` (ties at random)."""
+    best = -1e300
+    pick = -1
+    ties = 0
+    for i in range(n):
+        if (mask >> i) & 1:
+            x = vals[i]
+            if x > best + 1e-9:
+                best = x
+                pick = i
+                ties = 1
+            elif x >= best - 1e-9:
+                ties += 1
+                if rand_below_nb(m, M_RNG, ties) == 0:
+                    pick = i
+    return pick
+
+
+@njit(cache=True)
+def hand_count_nb(m, seat):
+    return popcount_nb(m[SEAT0 + seat * SEAT_W + O_HAND] & SWORDS)
+
+
+@njit(cache=True)
+def is_attack_card_nb(m, cid):
+    t = card_nb(m, cid, C_TYPE)
+    return t == SYM_PHYS or t == SYM_MAGIC
+
+
+@njit(cache=True)
+def is_response_card_nb(m, cid):
+    return card_nb(m, cid, C_TYPE) == SYM_PREP
+
+
+@njit(cache=True)
+def attack_die_nb(m, seat):
+    return m[SEAT0 + seat * SEAT_W + O_ATK]
+
+
+@njit(cache=True)
+def action_symbol_nb(m, aid):
+    return m[ACTIONS_AT + aid * A_WIDTH + A_SYM]
+
+
+@njit(cache=True)
+def sub_of_slot_nb(m, g):
+    return m[SLOT0 + g * SLOT_W + L_SUB]
+
+
+@njit(cache=True)
+def card_of_slot_nb(m, g):
+    """The card of one of the *deciding seat's own* slots (or a public one)."""
+    return m[SLOT0 + g * SLOT_W + L_CARD]
+
+
+@njit(cache=True)
+def magic_symbol():
+    return SYM_MAGIC
