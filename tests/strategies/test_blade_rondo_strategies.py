@@ -1,0 +1,168 @@
+"""Blade Rondo strategies: registered, legal in every phase, blind to hidden information, stronger than random."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from balance import registry
+from balance.runs import Prepared, RunSpec
+from simulators.blade_rondo import enums as E
+
+NAMES = ("random", "greedy", "aggro", "control", "planner")
+FAST = ("random", "greedy", "aggro", "control")
+
+
+def prep(s0, s1, setup="nt", seed=3, **kw) -> Prepared:
+    return Prepared(RunSpec(game="blade_rondo", games=1, strategies=[s0, s1], setup=setup, seed=seed, **kw)
+                    .normalised())
+
+
+def test_expected_strategies_registered():
+    strats = registry.strategies_for("blade_rondo")
+    assert set(NAMES) <= set(strats)
+    for n in ("greedy", "aggro", "control"):
+        assert strats[n].param_names[0] == "epsilon" and len(strats[n].params) == 8
+    # aggro never protects nor answers; control values answers and Defence most
+    a, c = strats["aggro"].resolve_params(), strats["control"].resolve_params()
+    assert a[3] == 0 and a[4] == 0 and c[3] > strats["greedy"].resolve_params()[3]
+
+
+@pytest.mark.parametrize("s0", FAST)
+@pytest.mark.parametrize("s1", FAST)
+def test_every_pair_plays_only_legal_choices(s0, s1):
+    for setup in ("nt", "gg_mixed"):
+        recs = prep(s0, s1, setup).chunk(0, 150)
+        assert (recs["end_reason"] != E.END_ILLEGAL).all()
+        assert (recs["winner"] >= 0).mean() > 0.9
+
+
+def test_planner_plays_legal_games():
+    recs = prep("planner", "greedy", "gg").chunk(0, 12)
+    assert (recs["end_reason"] != E.END_ILLEGAL).all()
+    recs = prep("random", "planner", "nt_first_battle").chunk(0, 12)
+    assert (recs["end_reason"] != E.END_ILLEGAL).all()
+
+
+def _states(n_games=6, max_turns=14):
+    """Mid-game machines (copies) with the seat to move, from random play through the step kernel."""
+    from simulators.blade_rondo.game import new_machine
+    from simulators.blade_rondo.rules_nb import (
+        STEP_ACTION, STEP_END_TURN, STEP_SETUP, STEP_TURN_START, step_nb,
+    )
+    from simulators.common.rng_nb import seed_nb
+    from strategies.blade_rondo.builtin import random_nb
+
+    p = prep("random", "random", "gg_mixed")
+    step = step_nb()
+    params = np.zeros(1)
+    out = []
+    for g in range(n_games):
+        m = new_machine(p.tables, p.settings)
+        seed_nb(m, E.M_RNG, p.key, g)
+        step(m, STEP_SETUP, 0, 0, random_nb, params, random_nb, params)
+        seat = int(m[E.S_FIRST])
+        for _ in range(max_turns):
+            step(m, STEP_TURN_START, seat, 0, random_nb, params, random_nb, params)
+            while not m[E.S_DONE]:
+                out.append((m.copy(), seat))
+                if step(m, STEP_ACTION, seat, 0, random_nb, params, random_nb, params) < 0:
+                    break
+            if m[E.S_DONE]:
+                break
+            step(m, STEP_END_TURN, seat, 0, random_nb, params, random_nb, params)
+            seat = 1 - seat
+    return p, out
+
+
+def _hide_shuffle(m: np.ndarray, seat: int, rng: np.random.Generator) -> np.ndarray:
+    """The same state with the opponent's hidden cards (hand not revealed, face down) replaced at random."""
+    x = m.copy()
+    opp = 1 - seat
+    revealed = int(x[E.SEAT0 + opp * E.SEAT_W + E.O_REVEALED])
+    for ls in range(E.HAND_SLOTS):
+        g = opp * E.SLOTS + ls
+        z = x[E.SLOT0 + g * E.SLOT_W + E.L_ZONE]
+        if z == E.Z_DOWN or (z == E.Z_HAND and not (revealed >> ls) & 1):
+            x[E.SLOT0 + g * E.SLOT_W + E.L_CARD] = int(rng.integers(1, 61))
+    x[E.SEAT0 + opp * E.SEAT_W + E.O_HANDMASK] = int(rng.integers(0, 1 << 40))
+    return x
+
+
+def _decisions(fn, params, states, shuffled=False, seed=0):
+    from simulators.blade_rondo.rules_nb import action_mask
+
+    rng = np.random.default_rng(seed)
+    mask_of = action_mask()
+    out = []
+    for m, seat in states:
+        x = _hide_shuffle(m, seat, rng) if shuffled else m.copy()
+        mask = int(mask_of(x, seat))
+        out.append(int(fn(E.PH_ACTION, x, seat, mask, params)))
+        # the responder's view too: pass or a face-down card of its own
+        down = int(x[E.SEAT0 + seat * E.SEAT_W + E.O_DOWN])
+        out.append(int(fn(E.PH_RESPOND, x, seat, down | (1 << E.BIT_END), params)))
+        out.append(int(fn(E.PH_PHOS, x, seat, 3, params)))
+    return out
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_strategy_does_not_read_hidden_information(name):
+    p, states = _states()
+    assert len(states) > 40
+    st = registry.get_strategy("blade_rondo", name)
+    params = st.resolve_params()
+    base = _decisions(st.fn, params, states)
+    for seed in (1, 2):
+        assert _decisions(st.fn, params, states, shuffled=True, seed=seed) == base
+
+
+def test_hidden_information_check_catches_a_peeking_strategy():
+    from numba import njit
+
+    @njit
+    def peek_nb(phase, m, seat, mask, params):
+        opp = 1 - seat
+        s = 0
+        for ls in range(7):
+            s += m[E.SLOT0 + (opp * E.SLOTS + ls) * E.SLOT_W + E.L_CARD]
+        for b in range(63):
+            if (mask >> ((b + s) % 63)) & 1:
+                return (b + s) % 63
+        return 0
+
+    p, states = _states(n_games=3)
+    base = _decisions(peek_nb, np.zeros(1), states)
+    assert _decisions(peek_nb, np.zeros(1), states, shuffled=True, seed=1) != base
+
+
+@pytest.mark.parametrize("name", ("greedy", "aggro", "control"))
+def test_heuristics_beat_random_clearly(name):
+    wins = 0
+    n = 0
+    for s0, s1, me in ((name, "random", 0), ("random", name, 1)):
+        recs = prep(s0, s1, "nt", seed=9).chunk(0, 300)
+        wins += int((recs["winner"] == me).sum())
+        n += len(recs)
+    assert wins / n > 0.8
+
+
+@pytest.mark.slow
+def test_planner_beats_greedy():
+    wins = 0
+    for s0, s1, me in (("planner", "greedy", 0), ("greedy", "planner", 1)):
+        recs = prep(s0, s1, "nt", seed=21).chunk(0, 300)
+        wins += int((recs["winner"] == me).sum())
+    assert wins / 600 > 0.55
+
+
+def test_drafting_prefers_the_stronger_cards():
+    """Greedy keeps cards the static score rates higher than the ones it leaves (on average)."""
+    from strategies.blade_rondo.common_nb import static_score_nb
+
+    p = prep("greedy", "greedy", "nt", seed=5)
+    recs = p.chunk(0, 200)
+    m = p.tables.image
+    box = sorted(set(p.tables.boxes["night_theater"]))
+    score = {n: static_score_nb(m, n) for n in box}
+    kept = np.mean([score[n] for r in recs for n in box if (int(r["hand0"]) >> n) & 1])
+    assert kept > np.mean(list(score.values()))
