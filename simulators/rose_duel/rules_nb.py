@@ -176,9 +176,9 @@ def house_choice_nb(m, phase, mask):
     thrust/parry split, aim at the rose, play any card, take the lowest option otherwise."""
     if phase == PH_FOCUS:
         f = 0
-        while f < 9 and (m[SPLIT_MASK_AT + f + 1] & mask) == mask:
-            f += 1
-        # the focus total f is the largest whose valid set is the mask; pick t = ceil(f/2), p = f//2
+        for x in range(10):
+            if m[SPLIT_MASK_AT + x] == mask:
+                f = x  # the focus total whose valid splits are the mask; t = ceil(f/2), p = f//2
         t = (f + 1) // 2
         for k in range(55):
             if (mask >> k) & 1 and m[SPLIT_AT + 2 * k] == t and m[SPLIT_AT + 2 * k + 1] == f - t:

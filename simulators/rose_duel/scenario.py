@@ -183,10 +183,13 @@ def run(path: Path) -> list[dict]:
             i = int(m[E.SCR_CH_POS]) + (0 if err != 4 else -1)
             raise BalanceError(f"{path}: turn {t} (seat {who}): choice {i + 1}: {_WHY[err]} seat "
                                f"{int(m[E.SCR_ERR_SEAT]) + 1} in phase {ph} (legal mask {int(m[E.SCR_ERR_MASK]):#x})")
+        last = "; ".join(x for _, x in describe_events(tables, m, since=since)[-3:])
         if m[E.SCR_DICE_POS] < len(dice):
-            raise BalanceError(f"{path}: turn {t}: {len(dice) - int(m[E.SCR_DICE_POS])} dice left unused")
+            raise BalanceError(f"{path}: turn {t}: {len(dice) - int(m[E.SCR_DICE_POS])} dice left unused "
+                               f"(the turn ended: {last})")
         if m[E.SCR_CH_POS] < len(enc):
-            raise BalanceError(f"{path}: turn {t}: choice {int(m[E.SCR_CH_POS]) + 1} and later were not asked")
+            raise BalanceError(f"{path}: turn {t}: choice {int(m[E.SCR_CH_POS]) + 1} and later were not asked "
+                               f"(the turn ended: {last})")
         row = snapshot(tables, m)
         row["turn"] = t
         row["events"] = [x for _, x in describe_events(tables, m, since=since)]

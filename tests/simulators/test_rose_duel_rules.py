@@ -155,3 +155,125 @@ def test_random_play_over_every_player_count(n):
     assert (recs[f"duelist{n - 1}"] >= 0).all()
     if n < 6:
         assert (recs[f"duelist{n}"] == -1).all()
+
+
+def test_body_hit_focus_loss_lock_skips_steps_and_collapse(tables):
+    rows = run_scenario(SCEN / "body_lock_collapse.toml")
+    ev = rows[-1]["events"]
+    assert any("cuts the body: 5 wounds (Stamina left 3)" in e for e in ev)  # wounds = attack - defend
+    assert any("loses a focus point from the thrust box" in e for e in ev)
+    assert any(e.startswith("swords lock: lock rolls 8 : 5") for e in ev)  # strength + d each
+    assert sum("P1 places focus" in e for e in ev) == 2, "the phase after a lock skips steps 1-2"
+    assert sum(e.startswith("initiative") for e in ev) == 3  # phase 1, phase 2 (a tie, rolled again), not 3
+    assert any("the duel ends: collapse, P1 wins" in e for e in ev)
+    utena = rows[-1]["seats"][0]
+    st = tables.data.files["duelists"]["utena"]["stamina"]
+    assert utena["stamina"] == st - 3 + 1  # three phases of fatigue, then the status update heals 1
+    assert rows[-1]["victor"] == 1
+
+
+def test_revolution_won_ends_the_game():
+    rows = run_scenario(SCEN / "revolution_won.toml")
+    assert rows[-1]["end"] == "revolution" and rows[-1]["winner"] == 1
+    assert any("P2 plays Akio" in e for e in rows[-1]["events"])
+
+
+def test_revolution_lost_removes_the_victor_and_returns_goal_cards():
+    rows = run_scenario(SCEN / "revolution_lost.toml")
+    end = rows[-1]
+    assert not end["seats"][0]["in"]
+    assert end["victor"] == 2
+    assert set(end["seats"][1]["goals"]) == {"power", "friendship", "eternity", "miracle", "devotion", "salvation"}
+    assert end["seats"][2]["goals"] == ["radiance"]
+    assert "end" not in end, "two players remain: the game goes on"
+
+
+EVENT = """
+game = "rose_duel"
+duelists = ["utena", "touga", "miki"]
+victor = "juri"
+[start]
+first = 1
+hands = {hands}
+events = ["{event}"]
+[[turns]]
+dice = [1]
+choices = [{choices}
+  {{ seat = 1, phase = "challenge", pick = "no" }},
+  {{ seat = 1, phase = "draw", pick = "no" }},
+]
+"""
+
+
+def test_private_event_noble_deed_by_the_roller(tmp_path, tables):
+    text = EVENT.format(hands='[["first_aid"], [], []]', event="falling_student",
+                        choices='{ seat = 1, phase = "react", pick = "first_aid" },')
+    rows = run_scenario(_write(tmp_path, text))
+    utena = rows[-1]["seats"][0]
+    assert utena["nobility"] == tables.data.files["duelists"]["utena"]["nobility"] + 1
+    assert utena["hand"] == []
+
+
+def test_private_event_unanswered_goes_to_the_others_first_reaction_counts(tmp_path, tables):
+    text = EVENT.format(hands='[[], ["chivalry"], ["bento"]]', event="lost_kitten",
+                        choices='{ seat = 2, phase = "react", pick = "chivalry" },')
+    rows = run_scenario(_write(tmp_path, text))
+    s = rows[-1]["seats"]
+    assert s[1]["nobility"] == tables.data.files["duelists"]["touga"]["nobility"] + 1
+    assert s[2]["hand"] == ["bento"], "after the first reaction nobody else is asked"
+
+
+def test_unanswered_event_and_status_update_of_uninvolved_players(tmp_path, tables):
+    # Fire in the Gymnasium, nobody holds a fitting card: every player loses 1 Stamina; the status update
+    # heals the players not involved in the event (seats 2, 3), not the one who drew it
+    text = EVENT.format(hands='[[], [], []]', event="gym_fire", choices="")
+    rows = run_scenario(_write(tmp_path, text))
+    d = tables.data.files["duelists"]
+    s = rows[-1]["seats"]
+    assert s[0]["stamina"] == d["utena"]["stamina"] - 1
+    assert s[1]["stamina"] == d["touga"]["stamina"]
+    assert s[2]["stamina"] == d["miki"]["stamina"]
+
+
+def test_nobility_zero_removes_a_player_and_the_last_one_wins(tmp_path):
+    text = """
+game = "rose_duel"
+duelists = ["utena", "touga"]
+victor = "juri"
+[start]
+first = 1
+hands = [["rumor"], []]
+nobility = [3, 1]
+[[turns]]
+dice = [4]
+choices = [
+  { seat = 1, phase = "action", pick = "rumor" },
+  { seat = 1, phase = "target", pick = 2 },
+]
+"""
+    rows = run_scenario(_write(tmp_path, text))
+    assert not rows[-1]["seats"][1]["in"]
+    assert rows[-1]["end"] == "last_standing" and rows[-1]["winner"] == 1
+
+
+def test_victor_by_two_dice_when_every_duelist_has_a_player(tables):
+    import re
+
+    from balance.registry import get_strategy
+    from balance.rng import root_key
+    from simulators.rose_duel.game import replay
+
+    keep = ("utena", "touga", "miki")
+    ov = [f"duelists.{k}.black_rose=true" for k in tables.duelist_keys if k not in keep
+          and not tables.data.files["duelists"][k]["black_rose"]]
+    t = build_tables(load_data(None, ov))
+    st = get_strategy("rose_duel", "random")
+    nos = {t.duelist_names[i]: t.data.files["duelists"][k]["no"] for i, k in enumerate(t.duelist_keys)}
+    for g in range(6):
+        lines = replay(t, {"setup": "random", "options": {"players": 3}}, root_key(4), g, [st], [st.params])
+        txt = next(x for x in lines if "2 dice roll" in x)
+        roll = int(re.search(r"2 dice roll (\d+)", txt).group(1))
+        chosen = re.search(r"\((\w+)\) is the Victor", txt).group(1)
+        dist = {n: abs(nos[n] - roll) for n in ("Utena", "Touga", "Miki")}
+        best = min(dist.values())
+        assert dist[chosen] == best and nos[chosen] == min(nos[n] for n in dist if dist[n] == best)
