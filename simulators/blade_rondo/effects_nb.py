@@ -30,6 +30,7 @@ from simulators.blade_rondo.enums import (
     ST_TOS_N, STATUS_AT, SUBS_AT, SYM_SUPPORT, TRACE_W, Z_DISCARD, Z_DOWN, Z_FLIPPED, Z_HAND, Z_SET, Z_UNDER, Z_UP,
 )
 from simulators.common.memory_nb import MACHINE_PTR as MP
+from simulators.common.rng_nb import popcount_nb
 from simulators.common.strategy import STRATEGY_T
 
 ST = STRATEGY_T
@@ -77,11 +78,8 @@ def frame_nb(depth):
 
 @njit(cache=True, inline='always')
 def lowest_bit_nb(mask):
-    """Index of the lowest set bit of a non-zero ``mask``."""
-    i = 0
-    while (mask >> i) & 1 == 0:
-        i += 1
-    return i
+    """Index of the lowest set bit of a non-zero ``mask`` (a popcount of the bits below it: no loop)."""
+    return popcount_nb((mask & -mask) - 1)
 
 
 @njit(cache=True, inline='always')

@@ -190,7 +190,9 @@ HINTS_AT = SETUP_AT + SETUP_W
 H_PHYS, H_MAGIC, H_MAGIC_X, H_ATK_PERM, H_ATK_TURN, H_DEF, H_HEAL, H_KIND = 0, 1, 2, 3, 4, 5, 6, 7
 H_WIDTH = 8
 HINT_NONE, HINT_ATTACK, HINT_BUFF, HINT_HEAL, HINT_SUMMON, HINT_RESPONSE, HINT_DEFENCE, HINT_OTHER = range(8)
-PROG_AT = HINTS_AT + N_IDS * H_WIDTH
+# derived per card id (game.py), for the action mask's fast path: cost | type << 8 | needs_full_check << 16
+DESC_AT = HINTS_AT + N_IDS * H_WIDTH
+PROG_AT = DESC_AT + N_IDS
 
 # --- trace events: rows of (turn, seat, code, a, b, c)
 EV_TURN, EV_BURST, EV_USE, EV_FACE_DOWN, EV_RESPOND, EV_NEGATED, EV_PAY, EV_DAMAGE = 1, 2, 3, 4, 5, 6, 7, 8

@@ -495,6 +495,8 @@ def build_tables(data: GameData) -> Tables:
             col[E.C_DOLL] = int(bool(summon) and f["subordinates"][summon[0]["subordinate"]]["doll"])
             image[at:at + E.C_WIDTH] = col
             image[E.HINTS_AT + cid * E.H_WIDTH:E.HINTS_AT + (cid + 1) * E.H_WIDTH] = _hints(c, f)
+            full = col[E.C_RESP] != 0 or col[E.C_XCOST] or col[E.C_ALCH] or col[E.C_SACCHK]
+            image[E.DESC_AT + cid] = max(int(col[E.C_COST]), 0) | int(col[E.C_TYPE]) << 8 | int(bool(full)) << 16
             setas[cid] = int(col[E.C_SETAS])
 
     for i, (key, s) in enumerate(f["subordinates"].items()):

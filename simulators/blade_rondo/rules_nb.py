@@ -57,7 +57,7 @@ from simulators.blade_rondo.enums import (
     SU_N1, SYM_BREATH, SYM_CHOICE, SYM_MAGIC, SYM_PHYS, SYM_SUPPORT, WHO_SELF, X_FIXED, X_OPP_HALF_UP, X_OPP_LIFE,
     Z_DOWN, Z_FLIPPED, Z_HAND, Z_OUT, Z_SET, Z_UNDER, Z_UP, DRAFT, N_IDS, record_dt,
     STATUS_AT, ST_WIDTH, ST_TOS, ST_TOS_N, EV_BAN, C_LIMITED, QUEUE, Q_ACTION, Q_CARD, Q_COST, Q_KIND, Q_MAX,
-    Q_SEAT, Q_SLOT, Q_SUB, Q_W, S_QTAIL, O_NTOS, R_SEAL_COUNTS,
+    Q_SEAT, Q_SLOT, Q_SUB, Q_W, S_QTAIL, O_NTOS, R_SEAL_COUNTS, DESC_AT,
 )
 from simulators.common.memory_nb import MACHINE_PTR as MP
 from simulators.common.memory_nb import as_machine_nb, unmanaged_nb, unmanaged_view_nb
@@ -673,12 +673,28 @@ def usable_nb(m, seat, ls):
 @njit(i8(MP, i8), cache=True)
 def action_mask_nb(m, seat):
     """PH_ACTION's mask: usable local slots, and BIT_END."""
+    sb = SEAT0 + seat * SEAT_W
+    rem = m[sb + O_VOLT] + m[sb + O_BONUS] - m[sb + O_SPENT]
+    sealed = m[sb + O_SEALED]
+    cm0 = m[sb + O_COSTMOD_T]
+    cm1 = m[sb + O_COSTMOD_T + 1]
+    cm2 = m[sb + O_COSTMOD_T + 2]
     mask = 1 << BIT_END
-    x = m[SEAT0 + seat * SEAT_W + O_HAND]
+    x = m[sb + O_HAND]
     while x:
         ls = lowest_bit_nb(x)
         x &= x - 1
-        if usable_nb(m, seat, ls):
+        cid = m[SLOT0 + (seat * SLOTS + ls) * SLOT_W + L_CARD]
+        if (sealed >> cid) & 1:
+            continue
+        d = m[DESC_AT + cid]
+        if d >> 16:  # a Response, an X cost, Alchemy or a Sacrifice to check: the full rules
+            if usable_nb(m, seat, ls):
+                mask |= 1 << ls
+            continue
+        t = (d >> 8) & 255
+        c = (d & 255) + (cm0 if t == 0 else (cm1 if t == 1 else (cm2 if t == 2 else 0)))
+        if c <= rem:
             mask |= 1 << ls
     return mask
 
@@ -951,16 +967,18 @@ def draft_nb(m, v, s0, p0, s1, p1, seat, phase, picks, first_slot):
     """``picks`` choices by card number from ``seat``'s draft counts (PH_KEEP: into the hand
     from local slot ``first_slot`` on; PH_BAN: removed)."""
     base = DRAFT + seat * N_IDS
+    mask = 0
+    for n in range(1, 61):
+        if m[base + n] > 0:
+            mask |= 1 << n
     for k in range(picks):
-        mask = 0
-        for n in range(1, 61):
-            if m[base + n] > 0:
-                mask |= 1 << n
         if mask == 0:
             return
         context_nb(m, phase, -1, picks - k, 0, seat)
         n = decide_nb(m, v, s0, p0, s1, p1, phase, seat, mask)
         m[base + n] -= 1
+        if m[base + n] == 0:
+            mask &= ~(1 << n)
         if phase == PH_KEEP:
             give_card_nb(m, seat, first_slot + k, n)
         else:

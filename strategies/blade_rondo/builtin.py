@@ -15,7 +15,7 @@ import numpy as np
 from numba import njit
 
 from simulators.blade_rondo.effects_nb import (
-    card_nb, eff_defence_nb, remaining_nb, sub_nb,
+    card_nb, eff_defence_nb, lowest_bit_nb, remaining_nb, sub_nb,
 )
 from simulators.blade_rondo.enums import (
     A_PROG, A_PROG_N, A_WIDTH, ACTIONS_AT, BIT_END, C_EFF, C_EFF_N, C_SAC, C_SAC_N, C_SUMMON, C_TYPE, DO_DAMAGE, DO_MAY_DISCARD_BREATH, DO_MAY_DISCARD_SUB, DO_PAY_EXTRA, DO_RETURN_SUB, DO_SUB_ACTS,
@@ -166,18 +166,22 @@ def heuristic_nb(phase, m, seat, mask, params):
         return rand_bit_nb(p, M_RNG, mask)
     sb = SEAT0 + seat * SEAT_W
     if phase == PH_ACTION:
-        vals = np.zeros(11)
         best = -1
         bv = -1e300
-        for ls in range(10):
-            if (mask >> ls) & 1:
+        ties = 0
+        for ls in range(10):  # the best value, ties broken at random (no array: this runs every decision)
+            if (mask >> ls) & 1 and ls != SL_PROT:
                 x = _card_value_nb(m, seat, ls, params)
-                vals[ls] = x
-                if x > bv:
+                if x > bv + 1e-9:
                     bv = x
                     best = ls
+                    ties = 1
+                elif x >= bv - 1e-9:
+                    ties += 1
+                    if rand_float_nb(p, M_RNG) * ties < 1.0:
+                        best = ls
         if best >= 0 and bv >= params[K_MIN]:
-            return argmax_nb(p, vals, mask & ~(1 << BIT_END) & ~(1 << SL_PROT), 10)
+            return best
         # Protection with what is left, if it raises Defence (the last thing of the turn)
         if (mask >> SL_PROT) & 1 and params[K_PROT] > 0.0:
             rem = remaining_nb(m, seat)
@@ -266,11 +270,23 @@ def heuristic_nb(phase, m, seat, mask, params):
             if (mask >> g) & 1:
                 return g
     if phase == PH_KEEP or phase == PH_BAN:
-        vals = np.zeros(61)
-        for n in range(1, 61):
-            if (mask >> n) & 1:
-                vals[n] = _keep_value_nb(m, seat, n) if phase == PH_KEEP else static_score_nb(m, n)
-        return argmax_nb(p, vals, mask, 61)
+        best = -1
+        bv = -1e300
+        ties = 0
+        x = mask
+        while x:  # the best value, ties at random (no array: 14 picks a game)
+            n = lowest_bit_nb(x)
+            x &= x - 1
+            val = _keep_value_nb(m, seat, n) if phase == PH_KEEP else static_score_nb(m, n)
+            if val > bv + 1e-9:
+                bv = val
+                best = n
+                ties = 1
+            elif val >= bv - 1e-9:
+                ties += 1
+                if rand_float_nb(p, M_RNG) * ties < 1.0:
+                    best = n
+        return best
     return rand_bit_nb(p, M_RNG, mask)
 
 
