@@ -27,14 +27,16 @@ Design (the engine; details in ``enums.py``):
   response, set area, under a seal, discard) and the seat whose area holds it. Zones
   are mirrored in per-seat bit masks so legal-move masks are a few ANDs.
 - card effects are program rows (op, a, b, c, then, else) compiled by this module from
-  the vocabulary (``data/VOCABULARY.md``); conditions guard the next ``then`` rows and
-  skip ``else`` rows. ``rules_nb.perform_nb`` runs one action (a card use, a
-  subordinate's action or a sub-action such as Dazzle or a Carol mode) through the
-  attack order: Forge/Alchemy, cost and Sacrifice, continuing negation, the
-  responder's face-down cards (the defending seat's strategy decides each), the effect
-  rows (attacks through ``effects_nb.attack_nb``: Attack, Defence, base damage, the two
-  damage adjustments, Phosphorescence turn player first, life), Add, after-the-attack
-  effects, then immediately-after effects (reuse, Dazzle).
+  the vocabulary (``data/VOCABULARY.md``); a guard row skips its then-block when it fails
+  (an else-block ends with a jump), so the kernels never track nesting.
+  ``rules_nb.one_action_nb`` runs one action (a card use, a subordinate's action or a
+  sub-action such as Dazzle or a Carol mode) through the attack order: Forge/Alchemy, cost
+  and Sacrifice, continuing negation, the responder's face-down cards (the defending seat's
+  strategy decides each), the effect rows (attacks through ``effects_nb.apply_damage_nb``:
+  attack value, defence value, base damage, the two damage adjustments, Phosphorescence turn
+  player first, life), Add, after-the-attack effects, then immediately-after effects (reuse,
+  Dazzle). A step that starts another action is the last of its list, so it queues the action
+  and ``run_queue_nb`` runs it afterwards (no recursion: RULINGS D8).
 - strategies: ``fn(phase, m, seat, mask, params) -> int`` (``simulators.common.strategy``);
   the phases are ``enums.PH_*``: keep a card of a deal, ban, the next card to use or
   END, Protection's X, respond or pass, pay for a negate-unless-pay, Phosphorescence,

@@ -164,3 +164,88 @@ def test_every_scenario_file_runs_or_fails_with_one_line():
             assert "cannot_choose" in path.name and "\n" not in str(e)
             continue
         assert rows[0]["step"] == "setup" and len(rows) >= 2
+
+
+# ============================================================================ the turn (RULINGS T1-T10, U6)
+def scenario_text(tmp_path, body: str, hands=None, first=1) -> list[dict]:
+    from simulators.blade_rondo.game import run_scenario
+
+    hands = hands or [["斬撃剣", "舞踏剣", "闇黒剣", "絶対剣", "イグノコスモス", "ガウラミアズマ", "お気の毒の刃"]] * 2
+    f = tmp_path / "s.toml"
+    f.write_text(f'game = "blade_rondo"\ndata = "{PINNED.as_posix()}"\nfirst = {first}\nhands = {hands!r}\n'
+                 .replace("'", '"') + body, encoding="utf-8")
+    return run_scenario(f)
+
+
+def test_setup_second_player_has_attack_1_and_pulse(tmp_path):
+    rows = scenario_text(tmp_path, "", first=2)
+    s1, s2 = rows[0]["seats"]
+    assert RAW["rules"]["second_attack"] == 1
+    assert s1["attack"] == 1 and "Pulse Technique" in s1["front"] and s1["life"] == RAW["rules"]["start_life"]
+    assert s2["attack"] == 0 and s2["front"] == ["Heating Technique", "Protection Technique"]
+    assert all(s["voltage"] == 0 and s["defence"] == 0 for s in (s1, s2))
+
+
+def test_burst_at_voltage_nine_and_day_night_threshold(tmp_path):
+    rows = scenario_text(tmp_path, "[start]\nvoltage = [9, 2]\n\n[[turn]]\nseat = 1\n[[turn]]\nseat = 2\n")
+    a = rows[1]
+    assert seat(a, 1)["voltage"] == 9 and seat(a, 1)["life"] == 14 and events(a, "Burst")
+    assert a["day_night"] == "day"  # 9 + 2 = 11 <= day_max_sum
+    b = [r for r in rows if r["step"] == "turn_start"][1]
+    assert seat(b, 2)["voltage"] == 3 and b["day_night"] == "night"  # 9 + 3 = 12
+
+
+def test_caps_permanent_changes_stop_at_9_temporary_ones_exceed(tmp_path):
+    hands = [["陽光導くカンタータ", "斬撃剣", "舞踏剣", "闇黒剣", "絶対剣", "イグノコスモス", "ガウラミアズマ"],
+             ["斬撃剣", "舞踏剣", "闇黒剣", "絶対剣", "イグノコスモス", "ガウラミアズマ", "お気の毒の刃"]]
+    rows = scenario_text(tmp_path, '[start]\nattack = [9, 0]\nvoltage = [4, 0]\n\n[[turn]]\nseat = 1\n'
+                         'plays = ["加熱法", "陽光導くカンタータ", "斬撃剣"]\n', hands=hands)
+    heat, cantata, slash, end = rows[2], rows[3], rows[4], rows[5]
+    assert seat(heat, 1)["attack_die"] == 9  # Heating at the cap does nothing
+    assert seat(cantata, 1)["attack"] == 11 and seat(cantata, 1)["attack_die"] == 9  # NT Detailed Rules 2
+    assert events(slash, "attack 11 vs defence 0")
+    assert seat(end, 1)["attack"] == 9
+
+
+def test_end_of_turn_limited_discarded_swords_back_face_down_returns(tmp_path):
+    hands = [["お気の毒の刃", "斬撃剣", "霧紡ぎのパール", "闇黒剣", "絶対剣", "イグノコスモス", "ガウラミアズマ"],
+             ["月光のルチル", "斬撃剣", "舞踏剣", "闇黒剣", "絶対剣", "イグノコスモス", "ガウラミアズマ"]]
+    rows = scenario_text(tmp_path, '[start]\nvoltage = [6, 0]\n\n[[turn]]\nseat = 1\n'
+                         'plays = ["お気の毒の刃", "斬撃剣", "加熱法", "霧紡ぎのパール"]\n[[turn]]\nseat = 2\n', hands=hands)
+    end1 = [r for r in rows if r["step"] == "end_turn"][0]
+    a = seat(end1, 1)
+    assert "Slashing Sword" in a["hand"] and "Heating Technique" in a["front"]
+    assert "Pitiful Poison Blade" not in a["hand"] or a["statuses"] == {}
+    assert a["face_down"] == ["Mist-Spinning Pearl"]  # one's own face-down card stays through one's own end
+    end2 = [r for r in rows if r["step"] == "end_turn"][1]
+    assert seat(end2, 1)["face_down"] == [] and "Mist-Spinning Pearl" in seat(end2, 1)["hand"]
+
+
+def test_gold_coin_exchange_at_turn_start(tmp_path):
+    hands = [["存在穿つスクリーム", "駆り立てるマーチ", "残響するノクターン", "振り撒くラプソディー", "斬撃剣", "舞踏剣", "闇黒剣"],
+             ["斬撃剣", "舞踏剣", "闇黒剣", "絶対剣", "イグノコスモス", "ガウラミアズマ", "お気の毒の刃"]]
+    coins = {c: card(c)["gold_coins"] for c in ("existence_piercing_scream", "rousing_march", "echoing_nocturne",
+                                                "scattering_rhapsody")}
+    assert coins["existence_piercing_scream"] <= coins["rousing_march"] + coins["echoing_nocturne"] + coins[
+        "scattering_rhapsody"]
+    rows = scenario_text(tmp_path, '[start]\nvoltage = [4, 0]\ndefence = [0, 2]\nsubordinates = ['
+                         '{ seat = 1, card = "駆り立てるマーチ" }, { seat = 1, card = "残響するノクターン" }, '
+                         '{ seat = 1, card = "振り撒くラプソディー" }]\n\n[[turn]]\nseat = 1\nstart = { p1 = ['
+                         '"coin_place:存在穿つスクリーム", "coin_return:駆り立てるマーチ", "coin_return:残響するノクターン", '
+                         '"mode:rend"] }\n', hands=hands)  # the third return is forced (one card left): not asked
+    start = rows[1]
+    a = seat(start, 1)
+    assert [e.get("subordinate") for e in a["set_area"]] == ["Scream"]
+    assert {"Rousing March", "Echoing Nocturne", "Scattering Rhapsody"} <= set(a["hand"])
+    assert a["cost_left"] == a["voltage"]  # not an action: no cost paid
+    # the book's turn start: the exchange comes before the subordinates act, so the Scream acts at once
+    assert events(start, "Scream performs Rend") and events(start, f"attack {RAW['subordinates']['scream']['attack']}")
+
+
+def test_turn_cap_is_a_timeout(tmp_path):
+    from balance.runs import Prepared, RunSpec
+
+    p = Prepared(RunSpec(game="blade_rondo", games=1, overrides=["rules.max_turns=4"]).normalised())
+    recs = p.chunk(0, 50)
+    to = recs["end_reason"] == 2
+    assert to.any() and (recs["rounds"][to] == 4).all() and (recs["winner"][to] == -1).all()
