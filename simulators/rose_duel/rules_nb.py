@@ -1338,7 +1338,7 @@ def setup_game_nb(machine, n_players, fixed):
 def turn_step_nb(machine, strats, params):
     """One turn of the current player, then the turn counter and the next player (scenarios)."""
     m = as_machine_nb(machine)
-    turn_nb(m, machine, strats, params)
+    turn_nb(m, unmanaged_view_nb(machine), strats, unmanaged_nb(params))
     m[S_TURN] += 1
     if not m[S_DONE]:
         m[S_CUR] = next_active_nb(m, m[S_CUR])
@@ -1350,6 +1350,8 @@ def duel_batch_nb(machine, key, n, d0, d1, mods, strats, params, out):
     cards; ``mods[side, stat]`` lasting modifiers; the duel block's fixed focus/location (set by the
     caller in ``machine``) are kept. ``out[i]`` = (winner side, result, phases, first attack outcome)."""
     m = as_machine_nb(machine)
+    v = unmanaged_view_nb(machine)  # no reference counting in the strategies' calls (see memory_nb)
+    params = unmanaged_nb(params)
     fix = machine[DUEL0 + D_FIX:DUEL0 + D_FIX + 16].copy()
     for i in range(n):
         seed_nb(m, M_RNG, key, i)
@@ -1397,7 +1399,7 @@ def duel_batch_nb(machine, key, n, d0, d1, mods, strats, params, out):
         load_side_nb(m, 0, 0, 0, -1)
         load_side_nb(m, 1, 1, 0, -1)
         m[S_IN_DUEL] = 1
-        fight_nb(m, machine, strats, params)
+        fight_nb(m, v, strats, params)
         m[S_IN_DUEL] = 0
         out[i, 0] = m[DUEL0 + D_WINNER_SIDE]
         out[i, 1] = m[DUEL0 + D_RESULT]
