@@ -433,7 +433,7 @@ def test_validate(capsys, tmp_path):
 def test_games_lists_setups_and_strategies(capsys):
     code, out, err = cli(capsys, "games")
     assert code == 0, err
-    assert out.startswith("colosseum")
+    assert any(line.startswith("colosseum (v") for line in out.splitlines())
     for word in ("random (default)", "draft", "free", "greedy", "nash", "reader"):
         assert word in out
 
