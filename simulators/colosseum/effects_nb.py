@@ -216,7 +216,8 @@ _PURE_OPS = ((1 << IF_DIE_AT_LEAST) | (1 << IF_DIE_AT_MOST) | (1 << IF_ALL_DICE_
 
 @njit(cache=True, inline='always')
 def dice_index_nb(m):
-    """Row of the current dice in the condition tables, or -1 (no tables, or a die off its faces)."""
+    """First bit of the current dice's row in the condition tables (bit row + d holds for distance d),
+    or -1 (no tables, or a die off its faces)."""
     w = m[M_DICE_W]
     lo = m[M_DICE_LO]
     a = m[S_DICE] - lo
@@ -224,7 +225,7 @@ def dice_index_nb(m):
     c = m[S_DICE + 2] - lo
     if w == 0 or a < 0 or b < 0 or c < 0 or a >= w or b >= w or c >= w:
         return -1
-    return ((a * w + b) * w + c) * N_DIST
+    return ((a * w + b) * w + c) << 2
 
 
 @njit(cache=True, inline='always')
@@ -235,6 +236,20 @@ def cond_list_nb(m, seat, start, n, tab, di, dist):
         bit = di + dist
         return (m[tab + (bit >> 6)] >> (bit & 63)) & 1 == 1
     return conds_nb(as_machine_nb(m), seat, start, n, dist)
+
+
+@njit(cache=True, inline='always')
+def cond_list_mask_nb(m, seat, start, n, tab, di):
+    """The distances (bit d) at which the list holds: one lookup with a table, else the
+    interpreter at each distance."""
+    if tab >= 0 and di >= 0:
+        return (m[tab + (di >> 6)] >> (di & 63)) & 7
+    p = as_machine_nb(m)
+    r = 0
+    for d in range(N_DIST):
+        if conds_nb(p, seat, start, n, d):
+            r |= 1 << d
+    return r
 
 
 @njit(i8(MP, i8, i8, i8), cache=True)
@@ -250,7 +265,7 @@ def _fill_cond_table_nb(m, start, n, at):
     saved0 = m[S_DICE]
     saved1 = m[S_DICE + 1]
     saved2 = m[S_DICE + 2]
-    for i in range((w * w * w * N_DIST + 63) >> 6):
+    for i in range((w * w * w * 4 + 63) >> 6):
         m[at + i] = 0
     for a in range(w):
         for b in range(w):
@@ -260,7 +275,7 @@ def _fill_cond_table_nb(m, start, n, at):
                 m[S_DICE + 2] = lo + c
                 for d in range(N_DIST):
                     if conds_nb(m, 0, start, n, d):
-                        bit = ((a * w + b) * w + c) * N_DIST + d
+                        bit = (((a * w + b) * w + c) << 2) + d  # 4 bits a dice row: never split over words
                         m[at + (bit >> 6)] |= 1 << (bit & 63)
     m[S_DICE] = saved0
     m[S_DICE + 1] = saved1
@@ -273,7 +288,7 @@ def cond_table_words_nb(faces):
     """int64 words of one condition table for dice with ``faces`` faces (0: no tables)."""
     if faces < 1 or faces > CTAB_MAX_FACES:
         return 0
-    return (faces * faces * faces * N_DIST + 63) >> 6
+    return (faces * faces * faces * 4 + 63) >> 6
 
 
 @njit(cache=True)

@@ -139,8 +139,13 @@ AB_DMG_AT = OD_DMG_AT + MAX_ODS * 3  # strategy hint: ABILITY damage per (charac
 TA_TAB_AT = AB_DMG_AT + MAX_CHARS * 6  # per character: its TIDE AURA conditions
 OD_TAB_AT = TA_TAB_AT + MAX_CHARS  # per Overdrive: common conditions, then stages 1..3 (4 entries)
 KIND_AT = OD_TAB_AT + MAX_ODS * 4  # kind of hand slot c at KIND_AT + 1 + c (c = -1: no card, PASS)
-PROG_AT = KIND_AT + 16  # program rows, then the condition tables' bits, then the trace
-CTAB_MAX_FACES = 11  # no tables when a die has more faces (faces**3 * 3 bits per table)
+# scratch for strategies: a strategy may overwrite it freely during its own call (no rule kernel reads it;
+# a strategy must not rely on it surviving between calls), so decisions need no allocation. The built-in
+# heuristics' layout: strategies/colosseum/common_nb.py
+STRAT_SCRATCH_AT = KIND_AT + 16
+STRAT_SCRATCH_N = 256
+PROG_AT = STRAT_SCRATCH_AT + STRAT_SCRATCH_N  # program rows, then the condition tables' bits, then the trace
+CTAB_MAX_FACES = 11  # no tables when a die has more faces (faces**3 * 4 bits per table)
 
 # --- trace events (replay and scenarios): rows of (round, seat, code, a, b, c)
 EV_PLAY, EV_MOVE, EV_MOVE_NOTHING, EV_OD_READY, EV_OD_FAIL, EV_OD_EXERT = 1, 2, 3, 4, 5, 6

@@ -23,8 +23,8 @@ from numba.types import float64 as f8
 from numba.types import int64 as i8
 
 from simulators.colosseum.effects_nb import (
-    adjust_die_nb, card_kind_nb, card_nb, char_nb, cond_list_nb, conds_nb, deal_damage_nb, dice_index_nb, effects_nb,
-    emit_nb, od_nb,
+    adjust_die_nb, card_kind_nb, card_nb, char_nb, cond_list_mask_nb, cond_list_nb, conds_nb, deal_damage_nb,
+    dice_index_nb, effects_nb, emit_nb, od_nb,
 )
 from simulators.colosseum.enums import (
     BEATS_BITS, BOTH_MOVES_CANCEL, C_DICE_BY, C_DICE_DIE, C_KIND, C_MOVE, C_POWER, C_RANGE, C_TIDE, C_TIDE_DIE, C_WIDTH,
@@ -42,15 +42,14 @@ from simulators.colosseum.enums import (
 )
 from simulators.common.memory_nb import MACHINE_PTR, as_machine_nb, unmanaged_nb, unmanaged_view_nb
 from simulators.common.rng_nb import rand_below_nb, rand_bit_nb, seed_nb
+from simulators.common.strategy import STRATEGY_SIG, STRATEGY_T  # noqa: F401 (re-exported)
 
 MP = MACHINE_PTR  # the machine inside the kernels (``memory_nb.as_machine_nb``)
 RECORDS_T = types.Array(from_dtype(record_dt), 1, "C")
 
-# Strategies arrive as first-class functions of one fixed signature, so the game loop is
-# compiled (and cached) once for every strategy, built-in or plugged in, instead of once
-# per strategy pair.
-STRATEGY_SIG = types.int64(types.int64, types.int64[::1], types.int64, types.int64, types.float64[::1])
-STRATEGY_T = types.FunctionType(STRATEGY_SIG)
+# Strategies arrive as first-class functions of one fixed signature (``simulators.common.strategy``),
+# so the game loop is compiled (and cached) once for every strategy, built-in or plugged in,
+# instead of once per strategy pair.
 CHUNK_SIG = types.void(
     types.int64[::1], types.int64, types.int64, types.uint64[::1], types.int64, types.int64[::1],
     STRATEGY_T, types.float64[::1], STRATEGY_T, types.float64[::1], types.int64, types.int64,
@@ -147,6 +146,19 @@ def od_ready_nb(m, seat, od, dist):
     return cond_list_nb(m, seat, od_nb(m, od, OD_COMMON), od_nb(m, od, OD_COMMON_N), m[tab], di, dist) and cond_list_nb(
         m, seat, od_nb(m, od, OD_STAGE_COND + 2 * st), od_nb(m, od, OD_STAGE_COND + 2 * st + 1), m[tab + 1 + st], di,
         dist)
+
+
+@njit(cache=True, inline='always')
+def od_ready_mask_nb(m, seat, od):
+    """``od_ready_nb`` at every distance at once: bit d set when ready at distance d."""
+    st = od_stage_nb(m, seat)
+    di = dice_index_nb(m)
+    tab = OD_TAB_AT + od * 4
+    r = cond_list_mask_nb(m, seat, od_nb(m, od, OD_COMMON), od_nb(m, od, OD_COMMON_N), m[tab], di)
+    if r == 0:
+        return 0
+    return r & cond_list_mask_nb(m, seat, od_nb(m, od, OD_STAGE_COND + 2 * st), od_nb(m, od, OD_STAGE_COND + 2 * st + 1),
+                                 m[tab + 1 + st], di)
 
 
 @njit(cache=True, inline='always')

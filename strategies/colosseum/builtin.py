@@ -14,11 +14,11 @@ Return an index whose bit is set in ``mask``.
 import numpy as np
 from numba import njit
 
-from simulators.colosseum.enums import M_RNG, O_HAND, O_HIST, O_LAST, PHASE_OVERDRIVE, PHASE_PLAY, SEAT0, SEAT_W
+from simulators.colosseum.enums import M_RNG, O_HAND, PHASE_OVERDRIVE, PHASE_PLAY, SEAT0, SEAT_W
 from simulators.common.memory_nb import as_machine_nb
 from simulators.common.rng_nb import rand_bit_nb, rand_float_nb
 from strategies.colosseum.common_nb import (
-    N_SLOTS, SCRATCH, argmax_masked_nb, payoff_matrix_nb, pick_overdrive_nb, sample_nb,
+    N_SLOTS, greedy_play_nb, payoff_matrix_nb, pick_overdrive_nb, reader_play_nb, sample_nb,
 )
 
 
@@ -29,37 +29,19 @@ def random_nb(phase, m, seat, mask, params):
 
 
 @njit(cache=True)
-def _opponent_mask(m, seat):
-    return m[SEAT0 + (1 - seat) * SEAT_W + O_HAND]  # the opponent's unsealed cards are public
-
-
-@njit(cache=True)
 def greedy_nb(phase, m, seat, mask, params):
     """Best immediate expected HP swing against an opponent playing uniformly.
 
     params: [epsilon (chance of a uniform random play), ko_bonus]
     """
+    p = as_machine_nb(m)
     if phase != PHASE_PLAY:
         if phase == PHASE_OVERDRIVE:
-            return pick_overdrive_nb(m, seat, mask)
-        return rand_bit_nb(m, M_RNG, mask)
-    if params[0] > 0.0 and rand_float_nb(m, M_RNG) < params[0]:
-        return rand_bit_nb(m, M_RNG, mask)
-    M = np.empty((N_SLOTS, N_SLOTS))
-    sc = np.empty(SCRATCH, np.int64)
-    payoff_matrix_nb(m, seat, params[1], M, sc)
-    omask = _opponent_mask(m, seat)
-    vals = np.zeros(N_SLOTS)
-    for i in range(N_SLOTS):
-        if (mask >> i) & 1:
-            tot = 0.0
-            n = 0
-            for j in range(N_SLOTS):
-                if (omask >> j) & 1:
-                    tot += M[i, j]
-                    n += 1
-            vals[i] = tot / max(n, 1)
-    return argmax_masked_nb(m, vals, mask)
+            return pick_overdrive_nb(p, seat, mask)
+        return rand_bit_nb(p, M_RNG, mask)
+    if params[0] > 0.0 and rand_float_nb(p, M_RNG) < params[0]:
+        return rand_bit_nb(p, M_RNG, mask)
+    return greedy_play_nb(p, seat, mask, params[1])
 
 
 @njit(cache=True)
@@ -69,30 +51,12 @@ def reader_nb(phase, m, seat, mask, params):
 
     params: [prior (pseudo-count per card), repeat_weight (extra weight on the last card), ko_bonus]
     """
+    p = as_machine_nb(m)
     if phase != PHASE_PLAY:
         if phase == PHASE_OVERDRIVE:
-            return pick_overdrive_nb(m, seat, mask)
-        return rand_bit_nb(m, M_RNG, mask)
-    M = np.empty((N_SLOTS, N_SLOTS))
-    sc = np.empty(SCRATCH, np.int64)
-    payoff_matrix_nb(m, seat, params[2], M, sc)
-    ob = SEAT0 + (1 - seat) * SEAT_W
-    omask = _opponent_mask(m, seat)
-    w = np.zeros(N_SLOTS)
-    for j in range(N_SLOTS):
-        if (omask >> j) & 1:
-            w[j] = params[0] + m[ob + O_HIST + j]
-    last = m[ob + O_LAST]
-    if last >= 0 and (omask >> last) & 1:
-        w[last] += params[1]
-    vals = np.zeros(N_SLOTS)
-    for i in range(N_SLOTS):
-        if (mask >> i) & 1:
-            tot = 0.0
-            for j in range(N_SLOTS):
-                tot += w[j] * M[i, j]
-            vals[i] = tot
-    return argmax_masked_nb(m, vals, mask)
+            return pick_overdrive_nb(p, seat, mask)
+        return rand_bit_nb(p, M_RNG, mask)
+    return reader_play_nb(p, seat, mask, params[0], params[1], params[2])
 
 
 @njit(cache=True)
@@ -102,17 +66,17 @@ def nash_nb(phase, m, seat, mask, params):
 
     params: [iterations, ko_bonus]
     """
+    p = as_machine_nb(m)
     if phase != PHASE_PLAY:
         if phase == PHASE_OVERDRIVE:
-            return pick_overdrive_nb(m, seat, mask)
-        return rand_bit_nb(m, M_RNG, mask)
+            return pick_overdrive_nb(p, seat, mask)
+        return rand_bit_nb(p, M_RNG, mask)
     M = np.empty((N_SLOTS, N_SLOTS))
-    sc = np.empty(SCRATCH, np.int64)
-    payoff_matrix_nb(m, seat, params[1], M, sc)
-    omask = _opponent_mask(m, seat)
+    payoff_matrix_nb(p, seat, params[1], M, M)
+    omask = p[SEAT0 + (1 - seat) * SEAT_W + O_HAND]  # the opponent's unsealed cards are public
     mix = np.zeros(N_SLOTS)
     equilibrium_rm_nb(M, mask, omask, int(params[0]), mix)
-    return sample_nb(m, mix, mask)
+    return sample_nb(p, mix, mask)
 
 
 @njit(cache=True)
