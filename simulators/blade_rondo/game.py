@@ -1032,7 +1032,13 @@ def run_scenario(path: Path) -> list[dict]:
     through the same kernels as a simulated game; an illegal play or answer is a one-line error
     naming the turn and why."""
     from simulators.blade_rondo.rules_nb import (
-        STEP_END_TURN, STEP_SETUP, STEP_TURN_START, STEP_USE, action_mask, place, step_nb,
+        STEP_END_TURN,
+        STEP_SETUP,
+        STEP_TURN_START,
+        STEP_USE,
+        action_mask,
+        place,
+        step_nb,
     )
     from simulators.blade_rondo.script_nb import scripted_nb
 

@@ -15,22 +15,100 @@ import numpy as np
 from numba import njit
 
 from simulators.blade_rondo.effects_nb import (
-    card_nb, eff_defence_nb, lowest_bit_nb, remaining_nb, sub_nb,
+    card_nb,
+    eff_defence_nb,
+    lowest_bit_nb,
+    remaining_nb,
+    sub_nb,
 )
 from simulators.blade_rondo.enums import (
-    A_PROG, A_PROG_N, A_WIDTH, ACTIONS_AT, BIT_END, C_EFF, C_EFF_N, C_SAC, C_SAC_N, C_SUMMON, C_TYPE, DO_DAMAGE, DO_MAY_DISCARD_BREATH, DO_MAY_DISCARD_SUB, DO_PAY_EXTRA, DO_RETURN_SUB, DO_SUB_ACTS,
-    GBIT_NONE, L_CARD, L_SUB, L_ZONE, M_RNG, M_SCRIPT_N, M_TRACE_CAP, O_ATK, O_DEF, O_DOWN, O_HAND, O_LIFE,
-    O_SUBS, O_VOLT, P_A, P_B, PH_ACTION, PH_BAN, PH_COIN_PLACE, PH_COIN_RETURN, PH_HAND, PH_KEEP, PH_MODE,
-    PH_OPTION, PH_PAY, PH_PHOS, PH_RESPOND, PH_REVEALED, PH_SET_CARD, PH_SUB, PH_X, PROG_AT, P_WIDTH, R_PARAM_CAP,
-    RULES_AT, S_ACTIVE, S_CTX_B, S_CTX_OP, SB_NACT, SEAT0, SEAT_W, SL_HEAT, SL_PROT, SL_PULSE, SLOT0, SLOT_W, SLOTS,
-    STATE0, STATE_END, SYM_BREATH, SYM_PREP, SYM_SPECIAL, SYM_SUPPORT, WHO_SELF, Z_DOWN, Z_HAND, Z_OUT,
+    A_PROG,
+    A_PROG_N,
+    A_WIDTH,
+    ACTIONS_AT,
+    BIT_END,
+    C_EFF,
+    C_EFF_N,
+    C_SAC,
+    C_SAC_N,
+    C_SUMMON,
+    C_TYPE,
+    DO_DAMAGE,
+    DO_MAY_DISCARD_BREATH,
+    DO_MAY_DISCARD_SUB,
+    DO_PAY_EXTRA,
+    DO_RETURN_SUB,
+    DO_SUB_ACTS,
+    GBIT_NONE,
+    L_CARD,
+    L_SUB,
+    L_ZONE,
+    M_RNG,
+    M_SCRIPT_N,
+    M_TRACE_CAP,
+    O_ATK,
+    O_DEF,
+    O_DOWN,
+    O_HAND,
+    O_LIFE,
+    O_SUBS,
+    O_VOLT,
+    P_A,
+    P_B,
+    P_WIDTH,
+    PH_ACTION,
+    PH_BAN,
+    PH_COIN_PLACE,
+    PH_COIN_RETURN,
+    PH_HAND,
+    PH_KEEP,
+    PH_MODE,
+    PH_OPTION,
+    PH_PAY,
+    PH_PHOS,
+    PH_RESPOND,
+    PH_REVEALED,
+    PH_SET_CARD,
+    PH_SUB,
+    PH_X,
+    PROG_AT,
+    R_PARAM_CAP,
+    RULES_AT,
+    S_ACTIVE,
+    S_CTX_B,
+    S_CTX_OP,
+    SB_NACT,
+    SEAT0,
+    SEAT_W,
+    SL_HEAT,
+    SL_PROT,
+    SL_PULSE,
+    SLOT0,
+    SLOT_W,
+    SLOTS,
+    STATE0,
+    STATE_END,
+    SYM_BREATH,
+    SYM_PREP,
+    SYM_SPECIAL,
+    SYM_SUPPORT,
+    WHO_SELF,
+    Z_DOWN,
+    Z_HAND,
+    Z_OUT,
 )
 from simulators.blade_rondo.rules_nb import action_mask_nb, use_card_nb
 from simulators.common.memory_nb import as_machine_nb, unmanaged_view_nb
 from simulators.common.rng_nb import popcount_nb, rand_bit_nb, rand_float_nb
 from simulators.common.strategy import STRATEGY_SIG
 from strategies.blade_rondo.common_nb import (
-    argmax_nb, card_cost_now_nb, card_damage_nb, prog_damage_nb, program_gains_nb, static_score_nb, sub_value_nb,
+    argmax_nb,
+    card_cost_now_nb,
+    card_damage_nb,
+    prog_damage_nb,
+    program_gains_nb,
+    static_score_nb,
+    sub_value_nb,
     visible_card_nb,
 )
 
@@ -45,7 +123,7 @@ def random_nb(phase, m, seat, mask, params):
     return rand_bit_nb(as_machine_nb(m), M_RNG, mask)
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _self_damage_nb(m, cid):
     """Damage the card's Sacrifice deals its user."""
     d = 0
@@ -69,7 +147,7 @@ def _action_value_nb(m, seat, aid, params):
             + params[K_PROT] * df + 0.3 * params[K_DMG] * atk_t)
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _card_value_nb(m, seat, ls, params):
     """Worth per cost of using the card of local slot ``ls`` now (heuristic_nb's PH_ACTION)."""
     g = seat * SLOTS + ls

@@ -5,21 +5,104 @@ both Play Areas' face-up cards, both Set Areas and discard piles. The opponent's
 face-down cards are never read (``visible_card_nb`` is the one way to look at an opponent's slot);
 ``tests/strategies/test_blade_rondo_strategies.py`` shuffles that hidden information and checks that
 no decision changes.
+
+The estimators run at every decision of the heuristics, so they are ``inline='always'`` (measured:
+greedy vs greedy 25k -> ~60k games/s, its compile 34 -> 30 s); a call into a separately cached numba
+function is never inlined, it costs a full call each time.
 """
 from numba import njit
 
 from simulators.blade_rondo.effects_nb import (
-    aura_nb, best_sub_defence_nb, card_nb, eff_attack_nb, eff_defence_nb, night_nb, remaining_nb, sub_nb,
+    aura_nb,
+    best_sub_defence_nb,
+    card_nb,
+    eff_attack_nb,
+    eff_defence_nb,
+    night_nb,
+    remaining_nb,
+    sub_nb,
 )
 from simulators.blade_rondo.enums import (
-    A_PROG, A_PROG_N, A_SYM, A_WIDTH, ACTIONS_AT, AU_MAGIC, AU_PHYS, C_COINS, C_COST, C_EFF, C_EFF_N, C_IMM,
-    C_IMM_N, C_RESP, C_SUMMON, C_TYPE, C_XCOST, DO_CHANGE, DO_DAMAGE, DO_GAIN, DO_JUMP, DO_MAGIC, DO_PERFORM,
-    DO_PHYS, DUR_PERM, DUR_TURN, H_DEF, H_HEAL, H_KIND, H_MAGIC, H_MAGIC_X, H_PHYS, H_WIDTH, HINT_ATTACK,
-    HINT_RESPONSE, HINT_SUMMON, HINTS_AT, IF_DAY, IF_DEALT, IF_DOLLS_AT_LEAST, IF_HAND_EMPTY, IF_NIGHT, L_CARD,
-    L_SUB, L_ZONE, LAST_GUARD, M_RNG, O_ATK, O_DOLLS, O_HAND, O_LIFE, O_REVEALED, P_A, P_B, P_C, P_D, P_THEN,
-    P_WIDTH, PARAM_ATK, PARAM_DEF, PARAM_VOLT, PROG_AT, SB_ATK_DAY, SB_ATK_NIGHT, SB_ATK_YOURS, SB_NACT, SEAT0,
-    SEAT_W, SLOT0, SLOT_W, SLOTS, SYM_MAGIC, SYM_PHYS, SYM_PREP, WHO_SELF, X_FIXED, X_OPP_HALF_UP, X_OPP_LIFE,
-    Z_DOWN, Z_HAND,
+    A_PROG,
+    A_PROG_N,
+    A_SYM,
+    A_WIDTH,
+    ACTIONS_AT,
+    AU_MAGIC,
+    AU_PHYS,
+    C_COINS,
+    C_COST,
+    C_EFF,
+    C_EFF_N,
+    C_IMM,
+    C_IMM_N,
+    C_RESP,
+    C_SUMMON,
+    C_TYPE,
+    C_XCOST,
+    DO_CHANGE,
+    DO_DAMAGE,
+    DO_GAIN,
+    DO_JUMP,
+    DO_MAGIC,
+    DO_PERFORM,
+    DO_PHYS,
+    DUR_PERM,
+    DUR_TURN,
+    H_DEF,
+    H_HEAL,
+    H_KIND,
+    H_MAGIC,
+    H_MAGIC_X,
+    H_PHYS,
+    H_WIDTH,
+    HINT_ATTACK,
+    HINT_RESPONSE,
+    HINT_SUMMON,
+    HINTS_AT,
+    IF_DAY,
+    IF_DEALT,
+    IF_DOLLS_AT_LEAST,
+    IF_HAND_EMPTY,
+    IF_NIGHT,
+    L_CARD,
+    L_SUB,
+    L_ZONE,
+    LAST_GUARD,
+    M_RNG,
+    O_ATK,
+    O_DOLLS,
+    O_HAND,
+    O_LIFE,
+    O_REVEALED,
+    P_A,
+    P_B,
+    P_C,
+    P_D,
+    P_THEN,
+    P_WIDTH,
+    PARAM_ATK,
+    PARAM_DEF,
+    PARAM_VOLT,
+    PROG_AT,
+    SB_ATK_DAY,
+    SB_ATK_NIGHT,
+    SB_ATK_YOURS,
+    SB_NACT,
+    SEAT0,
+    SEAT_W,
+    SLOT0,
+    SLOT_W,
+    SLOTS,
+    SYM_MAGIC,
+    SYM_PHYS,
+    SYM_PREP,
+    WHO_SELF,
+    X_FIXED,
+    X_OPP_HALF_UP,
+    X_OPP_LIFE,
+    Z_DOWN,
+    Z_HAND,
 )
 from simulators.common.memory_nb import as_machine_nb
 from simulators.common.rng_nb import popcount_nb, rand_below_nb
@@ -40,7 +123,7 @@ def visible_card_nb(m, seat, g):
     return m[sl + L_CARD]
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def prog_damage_nb(m, seat, start, n, hand_after):
     """Damage the program rows would deal now to the opponent, read from the rows with the public
     parameters (Day/Night and Add guards followed, other guards assumed to hold)."""
@@ -87,7 +170,7 @@ def prog_damage_nb(m, seat, start, n, hand_after):
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def card_cost_now_nb(m, seat, cid):
     """What the card costs now (Response cards: 1; X: the cost left)."""
     if card_nb(m, cid, C_RESP):
@@ -98,7 +181,7 @@ def card_cost_now_nb(m, seat, cid):
     return c if c > 0 else 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def card_damage_nb(m, seat, cid, hand_after):
     """Damage estimate of using the card now (its effect, plus a Dazzle it may add)."""
     d = prog_damage_nb(m, seat, card_nb(m, cid, C_EFF), card_nb(m, cid, C_EFF_N), hand_after)

@@ -47,7 +47,11 @@ def _states(n_games=6, max_turns=14):
     """Mid-game machines (copies) with the seat to move, from random play through the step kernel."""
     from simulators.blade_rondo.game import new_machine
     from simulators.blade_rondo.rules_nb import (
-        STEP_ACTION, STEP_END_TURN, STEP_SETUP, STEP_TURN_START, step_nb,
+        STEP_ACTION,
+        STEP_END_TURN,
+        STEP_SETUP,
+        STEP_TURN_START,
+        step_nb,
     )
     from simulators.common.rng_nb import seed_nb
     from strategies.blade_rondo.builtin import random_nb

@@ -117,7 +117,7 @@ SPECS = {
     32: dict(doc="Alchemy (forced: 4 > Voltage 3): Doll Extra (cost 2) returns to A's hand, the Scherzo costs 2; "
                  "Voltage +1 at the end.",
              p1=["開花するスケルツォ", "切り刻むエキストラ"],
-             start=f"voltage = [2, 4]\nsubordinates = [{{ seat = 1, card = \"切り刻むエキストラ\" }}]",
+             start="voltage = [2, 4]\nsubordinates = [{ seat = 1, card = \"切り刻むエキストラ\" }]",
              turns=turn(1, '"開花するスケルツォ"')),
     33: dict(doc="Summon Doll Musical: by Day A's Defence +1.", p1=["窓辺立つミュージカル"], start=DAY,
              turns=turn(1, '"窓辺立つミュージカル"')),
