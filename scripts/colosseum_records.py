@@ -37,11 +37,16 @@ CASES = [
 TRACED = 300  # games per case replayed with the event trace on
 
 
+# greedy is pinned to epsilon 0 (its default before 0.1), so references saved before that change still apply
+PINNED = {"greedy": {"epsilon": 0.0}}
+
+
 def _prepared(strategies, setup, matchup, games):
     from balance.runs import Prepared, RunSpec
 
+    params = [PINNED.get(name, {}) for name in strategies]
     return Prepared(RunSpec(game="colosseum", games=games, seed=7, setup=setup, strategies=strategies,
-                            matchup=matchup).normalised())
+                            strategy_params=params, matchup=matchup).normalised())
 
 
 def run_case(strategies, setup, matchup, games, chunk=None):

@@ -5,7 +5,7 @@ from strategies.colosseum.builtin import greedy_nb, nash_nb, random_nb, reader_n
 register_strategy("colosseum", "random", random_nb, "uniform over the legal cards, characters and Overdrives")
 register_strategy("colosseum", "greedy", greedy_nb,
                   "best immediate expected HP swing against a uniformly random opponent",
-                  params=(0.0, 20.0), param_names=("epsilon", "ko_bonus"))
+                  params=(0.1, 20.0), param_names=("epsilon", "ko_bonus"))
 register_strategy("colosseum", "reader", reader_nb,
                   "predicts the opponent's card from its play history, then plays the best reply",
                   params=(1.0, 2.0, 20.0), param_names=("prior", "repeat_weight", "ko_bonus"))

@@ -33,6 +33,12 @@ def greedy_nb(phase, m, seat, mask, params):
     """Best immediate expected HP swing against an opponent playing uniformly.
 
     params: [epsilon (chance of a uniform random play), ko_bonus]
+
+    The default epsilon is 0.1 (it was 0): a greedy mirror otherwise locks into a fixed point
+    (both best replies to a uniform opponent are fixed, e.g. Thrust vs Thrust drawing 5 : 5
+    every round while nothing changes) and 13% of greedy-vs-greedy games ran into the 60-round
+    cap (15.6 rounds a game). With 0.1: 0.1% timeouts, 9.1 rounds a game; greedy still beats
+    random 97% of the time (98% with 0). Set ``--param greedy.epsilon=0`` for the pure heuristic.
     """
     p = as_machine_nb(m)
     if phase != PHASE_PLAY:
