@@ -88,66 +88,81 @@ def nash_nb(phase, m, seat, mask, params):
 @njit(cache=True)
 def equilibrium_rm_nb(M, rows, cols, iterations, out):
     """Row player's equilibrium mix of the zero-sum game ``M`` (row maximises), over the
-    rows/cols masks, by regret matching+ with linear averaging; written to ``out``."""
+    rows/cols masks, by regret matching+ with linear averaging; written to ``out``.
+
+    Works on the sub-matrix of the masked rows and columns (the others have probability 0:
+    their terms add nothing), with the same floating-point operations in the same order."""
     n = M.shape[0]
     m = M.shape[1]
-    rr = np.zeros(n)
-    rc = np.zeros(m)
-    x = np.zeros(n)
-    y = np.zeros(m)
-    avg = np.zeros(n)
+    ri = np.empty(n, np.int64)
+    nr = 0
+    for i in range(n):
+        if (rows >> i) & 1:
+            ri[nr] = i
+            nr += 1
+    ci = np.empty(m, np.int64)
+    nc = 0
+    for j in range(m):
+        if (cols >> j) & 1:
+            ci[nc] = j
+            nc += 1
+    A = np.empty((nr, nc))
+    At = np.empty((nc, nr))  # the same, column-major, for the column player's sums
+    for a in range(nr):
+        for b in range(nc):
+            A[a, b] = M[ri[a], ci[b]]
+            At[b, a] = A[a, b]
+    rr = np.zeros(nr)
+    rc = np.zeros(nc)
+    x = np.zeros(nr)
+    y = np.zeros(nc)
+    avg = np.zeros(nr)
+    ua = np.zeros(nr)
+    ub = np.zeros(nc)
     for it in range(max(iterations, 1)):
         # current strategies from positive regrets (uniform when none)
         tot = 0.0
-        for i in range(n):
-            if (rows >> i) & 1:
-                tot += rr[i]
-        nr = 0
-        for i in range(n):
-            if (rows >> i) & 1:
-                nr += 1
-        for i in range(n):
-            if (rows >> i) & 1:
-                x[i] = rr[i] / tot if tot > 0 else 1.0 / nr
-            else:
-                x[i] = 0.0
+        for a in range(nr):
+            tot += rr[a]
+        for a in range(nr):
+            x[a] = rr[a] / tot if tot > 0 else 1.0 / nr
         tot = 0.0
-        nc = 0
-        for j in range(m):
-            if (cols >> j) & 1:
-                tot += rc[j]
-                nc += 1
-        for j in range(m):
-            if (cols >> j) & 1:
-                y[j] = rc[j] / tot if tot > 0 else 1.0 / nc
-            else:
-                y[j] = 0.0
-        # values
+        for b in range(nc):
+            tot += rc[b]
+        for b in range(nc):
+            y[b] = rc[b] / tot if tot > 0 else 1.0 / nc
+        # values: every row's (column's) sum runs over the columns (rows) in order, as one sum
+        # each, but the loops go across rows (columns) so that they vectorize
+        for a in range(nr):
+            ua[a] = 0.0
+        for b in range(nc):
+            yb = y[b]
+            for a in range(nr):
+                ua[a] += At[b, a] * yb
         v = 0.0
-        for i in range(n):
-            if (rows >> i) & 1:
-                ui = 0.0
-                for j in range(m):
-                    ui += M[i, j] * y[j]
-                v += x[i] * ui
-                rr[i] += ui
-        for i in range(n):
-            if (rows >> i) & 1:
-                rr[i] -= v
-                if rr[i] < 0:
-                    rr[i] = 0.0
-        for j in range(m):
-            if (cols >> j) & 1:
-                uj = 0.0
-                for i in range(n):
-                    uj -= M[i, j] * x[i]
-                rc[j] += uj + v
-                if rc[j] < 0:
-                    rc[j] = 0.0
-        for i in range(n):
-            avg[i] += (it + 1) * x[i]
+        for a in range(nr):
+            v += x[a] * ua[a]
+            rr[a] += ua[a]
+        for a in range(nr):
+            rr[a] -= v
+            if rr[a] < 0:
+                rr[a] = 0.0
+        for b in range(nc):
+            ub[b] = 0.0
+        for a in range(nr):
+            xa = x[a]
+            for b in range(nc):
+                ub[b] -= A[a, b] * xa
+        for b in range(nc):
+            rc[b] += ub[b] + v
+            if rc[b] < 0:
+                rc[b] = 0.0
+        for a in range(nr):
+            avg[a] += (it + 1) * x[a]
     tot = 0.0
+    for a in range(nr):
+        tot += avg[a]
     for i in range(n):
-        tot += avg[i]
-    for i in range(n):
-        out[i] = avg[i] / tot if tot > 0 else 0.0
+        out[i] = 0.0
+    for a in range(nr):
+        out[ri[a]] = avg[a] / tot if tot > 0 else 0.0
