@@ -90,6 +90,38 @@ def overdrive(long: pl.LazyFrame, stages: int = 3) -> pl.LazyFrame:
     ).sort("od")
 
 
+def option_matchup(long: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
+    """Win counts of every option against every option, an option being the seat's ``keys``
+    (Colosseum: character and Overdrive); both seat orders pooled."""
+    return long.group_by([*keys, *(f"opp_{k}" for k in keys)]).agg(_counts())
+
+
+def meta_game_table(df: pl.DataFrame, keys: list[str], labels: dict, min_games: int = MIN_GAMES) -> pl.DataFrame:
+    """Solve the symmetric zero-sum meta-game of ``option_matchup`` (draws count half): per option
+    its equilibrium weight, meta-weighted win rate and whether it is dominated (zero weight)."""
+    from balance.stats import meta_game
+
+    opts = sorted(set(df.select(keys).unique().rows()) | set(df.select([f"opp_{k}" for k in keys]).unique().rows()))
+    index = {o: i for i, o in enumerate(opts)}
+    n = len(opts)
+    P = np.full((n, n), np.nan)
+    G = np.zeros((n, n))
+    for r in df.iter_rows(named=True):
+        i = index[tuple(r[k] for k in keys)]
+        j = index[tuple(r[f"opp_{k}"] for k in keys)]
+        P[i, j] = (r["wins"] + 0.5 * r["draws"]) / r["games"]
+        G[i, j] = r["games"]
+    res = meta_game(P, G, min_games)
+    kinds = {"char": "character", "od": "overdrive"}
+    names = [" + ".join(labels[kinds.get(k, k)][v] for k, v in zip(keys, o)) for o in opts]
+    prov = [any(labels["provisional"][kinds.get(k, k)][v] for k, v in zip(keys, o)) for o in opts]
+    return pl.DataFrame({
+        "option": names, "provisional": prov, "weight": res["mix"], "meta_win_rate": res["weighted"],
+        "dominated": res["dominated"], "games": G.sum(axis=1).astype(np.int64),
+        "thin_cells": [int(((G[i] < min_games) & (np.arange(n) != i)).sum()) for i in range(n)],
+    }).sort("weight", descending=True)
+
+
 def seat(long: pl.LazyFrame) -> pl.LazyFrame:
     return long.group_by("seat").agg(_counts()).sort("seat")
 
@@ -180,6 +212,8 @@ def summarise(run_dir: Path, labels: dict, timeout_code: int) -> dict[str, pl.Da
         queries |= {"matchup": matchup(long), "matchup_by_seat": matchup_by_seat(long)}
     if "od" in cols:
         queries["overdrive"] = overdrive(long)
+        if "opp_od" in cols:
+            queries["options"] = option_matchup(long, ["char", "od"])
     if "used" in cols and labels.get("card"):
         queries["card"] = card(long, len(labels["card"]), in_hand="hand" in cols)
     if "first" in cols:
@@ -233,9 +267,17 @@ def summarise(run_dir: Path, labels: dict, timeout_code: int) -> dict[str, pl.Da
             name("card", "card").alias("name"), provisional("card", "card").alias("provisional"),
             (pl.col("games_used") / (pl.col("games_used") + pl.col("games_unused"))).alias("play_rate"),
             (pl.col("used_win_rate") - pl.col("unused_win_rate")).alias("improvement_when_used"), *extra)
+    if "options" in frames:
+        out["meta_game"] = meta_game_table(frames["options"], ["char", "od"], labels)
     out["length"] = frames["length"]
+    # Ludii's Balance: 1 - the largest win-rate gap between seats (and between characters)
+    gaps = [frames["seat"]["wins"].to_numpy() / np.maximum(frames["seat"]["games"].to_numpy(), 1)]
+    if "character" in out:
+        gaps.append(out["character"].filter(~pl.col("insufficient"))["win_rate"].to_numpy())
+    balance = min((1.0 - (g.max() - g.min())) if len(g) > 1 else 1.0 for g in gaps)
     out["health"] = frames["health"].with_columns(
         (pl.col("draws") / pl.col("games")).alias("draw_rate"),
         (pl.col("timeouts") / pl.col("games")).alias("timeout_rate"),
+        pl.lit(float(balance)).alias("balance"),
     )
     return out

@@ -153,3 +153,22 @@ def card_effects(df: pl.DataFrame, reading: str):
     ax.set_xlabel("win rate when played - win rate when not played (95% CI)")
     ax.set_title("Cards: improvement when played")
     return _finish(fig, reading)
+
+
+def meta_game(df: pl.DataFrame, reading: str, top: int = 24):
+    """Equilibrium pick weight and meta-weighted win rate of each option (the best ``top``)."""
+    d = df.head(top)
+    n = len(d)
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 0.32 * n + 1.6), sharey=True)
+    y = np.arange(n)
+    labels = [_label(a, b) for a, b in zip(d["option"].to_list(), d["provisional"].to_list())]
+    a1.barh(y, d["weight"].to_numpy(), color="#C44E52")
+    a1.set_yticks(y, labels, fontsize=7)
+    a1.invert_yaxis()
+    a1.set_xlabel("equilibrium pick weight")
+    a2.barh(y, d["meta_win_rate"].to_numpy(), color="#4C72B0")
+    a2.axvline(0.5, color="grey", ls="--", lw=0.8)
+    a2.set_xlim(0, 1)
+    a2.set_xlabel("meta-weighted win rate (against the equilibrium mix)")
+    fig.suptitle("Meta-game: which picks a best-responding field would play")
+    return _finish(fig, reading)

@@ -13,8 +13,8 @@ from balance.runs import RunSpec, is_complete, read_manifest
 from balance.stats import fmt_rate
 from reports import aggregate, figures, html
 
-DIMENSIONS = ("character", "matchup", "matchup_by_seat", "overdrive", "card", "seat", "seat_by_length", "turn_order",
-              "turn_order_by_length")
+DIMENSIONS = ("character", "matchup", "matchup_by_seat", "overdrive", "meta_game", "card", "seat", "seat_by_length",
+              "turn_order", "turn_order_by_length")
 
 
 def _clean(v):
@@ -50,6 +50,14 @@ def findings(t: dict[str, pl.DataFrame], top: int = 3) -> list[str]:
         for r in _clear(t["overdrive"]).head(2).iter_rows(named=True):
             out.append(f"Overdrive {r['name']}{dag if r['provisional'] else ''}: picked in "
                        f"{100 * r['pick_rate']:.1f}% of seats, wins {fmt_rate(r['wins'], r['games'])}.")
+    if "meta_game" in t:
+        mg = t["meta_game"]
+        picked = mg.filter(pl.col("weight") > 0.05)
+        if len(picked):
+            mix = ", ".join(f"{r['option']} {100 * r['weight']:.0f}%" for r in picked.head(4).iter_rows(named=True))
+            dom = int(mg["dominated"].sum())
+            out.append(f"Meta-game equilibrium: {mix}; {dom} of {len(mg)} character + Overdrive picks are "
+                       f"dominated (never picked at equilibrium).")
     if "card" in t:
         for r in _clear(t["card"]).head(top).iter_rows(named=True):
             out.append(f"Seats that played {r['name']}{dag if r['provisional'] else ''} won "
@@ -120,6 +128,15 @@ def build(run_dir: Path, out_dir: Path | None = None, log=print) -> dict:
                 ("Overdrive", "name"), ("picks", "games"), ("pick rate", "pick_rate"), ("win rate (95% CI)", "rate"),
                 ("mean activations", "mean_activations"), ("never", "stage0"), ("stage 1", "stage1"),
                 ("stage 2", "stage2"), ("stage 3", "stage3")]))
+    if "meta_game" in t:
+        mg = t["meta_game"]
+        add("meta_game", figures.meta_game(
+            mg, "Options with zero weight are dominated: a field that knows the matchups never picks them. "
+                "Meta-weighted win rate is each option's win rate against that field."),
+            "meta-game", "Meta-game (character + Overdrive)",
+            html.table(R(mg.head(40)), [("option", "option"), ("weight", "weight"),
+                                         ("meta-weighted win rate", "meta_win_rate"), ("dominated", "dominated"),
+                                         ("games", "games"), ("thin matchups", "thin_cells")]))
     if "card" in t:
         cols = [("card", "name"), ("play rate", "play_rate"), ("games played", "games_used"),
                 ("win rate when played", "rate:used_"), ("games not played", "games_unused"),
@@ -177,7 +194,8 @@ def build(run_dir: Path, out_dir: Path | None = None, log=print) -> dict:
         + ("" if is_complete(man) else f" (<b>incomplete run</b>: {len(man['chunks'])} of {man['n_chunks']} chunks)"),
         f"Data: {man['data']['folder']} (hash {man['data']['data_hash']})"
         + (f", overrides: {', '.join(spec.overrides)}" if spec.overrides else ""),
-        f"Draw rate {100 * h['draw_rate']:.2f}%, timeout rate {100 * h['timeout_rate']:.2f}%, "
+        f"Balance {h['balance']:.3f} (1 - largest win-rate gap), draw rate {100 * h['draw_rate']:.2f}%, "
+        f"timeout rate {100 * h['timeout_rate']:.2f}%, "
         f"rounds mean {h['mean_rounds']:.2f} (sd {h['std_rounds'] or 0:.2f}, median {h['median_rounds']:.0f}, "
         f"max {h['max_rounds']})",
     ]
