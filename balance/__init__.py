@@ -8,4 +8,4 @@ Library face::
 """
 __version__ = "0.1.0"
 
-from balance.api import report, simulate  # noqa: E402,F401
+from balance.api import Run, load_run, report, simulate  # noqa: E402,F401

@@ -1,29 +1,92 @@
-"""The library face: the same operations as the CLI, as functions."""
+"""The library face: the same operations as the CLI, as functions returning polars frames.
+
+Example (a notebook)::
+
+    import balance
+    run = balance.simulate("colosseum", games=200_000, strategies=["greedy"], out="runs/nb")
+    t = run.tables()                 # dict of polars DataFrames: character, matchup, card, ...
+    t["character"].select("name", "games", "win_rate", "ci_low", "ci_high")
+    from reports import aggregate as agg
+    agg.matchup(run.seat_rows()).collect()   # any aggregation function, on the lazy frames
+    run.report()                     # report.html beside the run
+"""
 from __future__ import annotations
 
 import time
+from functools import cached_property
 from pathlib import Path
 
-from balance.runs import RunSpec, run
+from balance.runs import DEFAULT_CHUNK, RunSpec, read_manifest, run
 
 
-def simulate(game: str, games: int, seed: int = 1, out: str | Path = None, setup: str | None = None,
+class Run:
+    """A run folder: its manifest, its records as lazy polars frames, its aggregate tables."""
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self.manifest = read_manifest(self.path)
+        self.spec = RunSpec(**self.manifest["spec"])
+
+    def __repr__(self) -> str:
+        m = self.manifest
+        return (f"Run({str(self.path)!r}: {m['game']}, {sum(c['games'] for c in m['chunks'].values()):,} of "
+                f"{m['games']:,} games, seed {m['seed']}, strategies {'/'.join(self.spec.strategies)})")
+
+    @cached_property
+    def labels(self) -> dict:
+        """Names per id (characters, cards, ...) and provisional marks, from the run's data."""
+        from balance import registry
+
+        for mod in self.spec.plugins:
+            registry.load_plugin(mod)
+        game = registry.get_game(self.spec.game).module
+        return game.labels(game.build_tables(game.load_data(self.spec.data_dir, self.spec.overrides)))
+
+    def records(self):
+        """Every game's record (polars LazyFrame)."""
+        from reports.aggregate import scan
+
+        return scan(self.path)
+
+    def seat_rows(self):
+        """One row per (game, seat) with ``win``/``draw`` (polars LazyFrame), the input of the aggregations."""
+        from reports.aggregate import seat_rows
+
+        return seat_rows(self.records(), self.labels.get("seats", 2), self.labels.get("column_aliases"))
+
+    def tables(self) -> dict:
+        """Every aggregate table of the report (polars DataFrames with games, wins, win_rate, ci_low, ci_high)."""
+        from reports.aggregate import summarise
+
+        return summarise(self.path, self.labels, self.labels["end_reason"].index("timeout"))
+
+    def report(self, out: str | Path | None = None) -> dict:
+        """Write report.html, summary.json, figures/ and tables/ (default: beside the run); return the summary."""
+        from reports.report import build
+
+        return build(self.path, Path(out) if out else None)
+
+
+def load_run(path: str | Path) -> Run:
+    """Open a run folder (``manifest.json`` + ``records/``)."""
+    return Run(path)
+
+
+def simulate(game: str, games: int, seed: int = 1, out: str | Path | None = None, setup: str | None = None,
              strategies=("random",), strategy_params=(), matchup=None, data_dir=None, overrides=(),
-             workers: int = 1, chunk_size: int | None = None, resume: bool = False, plugins=()) -> Path:
-    """Run a batch simulation into ``out`` (a run folder) and return its path."""
-    from balance.runs import DEFAULT_CHUNK
-
+             workers: int = 1, chunk_size: int | None = None, resume: bool = False, plugins=(),
+             options: dict | None = None) -> Run:
+    """Run a batch simulation into ``out`` (a run folder) and return it as a :class:`Run`."""
     out = Path(out) if out else Path("runs") / f"{game}-{time.strftime('%Y%m%d-%H%M%S')}"
     spec = RunSpec(game=game, games=games, seed=seed, setup=setup, strategies=list(strategies),
                    strategy_params=list(strategy_params), matchup=list(matchup) if matchup else None,
                    data_dir=str(data_dir) if data_dir else None, overrides=list(overrides),
-                   chunk_size=DEFAULT_CHUNK if chunk_size is None else chunk_size, plugins=list(plugins))
+                   chunk_size=DEFAULT_CHUNK if chunk_size is None else chunk_size, plugins=list(plugins),
+                   options=dict(options or {}))
     run(out, None if resume else spec, resume=resume, workers=workers)
-    return out
+    return Run(out)
 
 
 def report(run_dir: str | Path, out: str | Path | None = None) -> dict:
     """Aggregate a run folder and write report.html, summary.json, figures/ and tables/."""
-    from reports.report import build
-
-    return build(Path(run_dir), Path(out) if out else None)
+    return Run(run_dir).report(out)
