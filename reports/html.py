@@ -20,6 +20,12 @@ td:first-child,th:first-child{text-align:left}
 """
 
 
+# marks the page once loaded with how many figures decoded ("6/6"): the rendering test reads it
+_LOADED_SCRIPT = ("<script>window.addEventListener('load',function(){var i=Array.from(document.images);"
+                  "document.body.dataset.imagesLoaded=i.filter(function(x){return x.complete&&x.naturalWidth>0})"
+                  ".length+'/'+i.length;});</script>")
+
+
 def fig_png(fig) -> bytes:
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=110)
@@ -72,7 +78,7 @@ def page(title: str, meta: list[str], findings: list[str], sections: list[tuple[
         parts.append(f"<h2>{html.escape(head)}</h2>{body}")
     parts.append(f"<p class='meta'><span class='prov'>{PROV}</span> rests on provisional data: values not printed in "
                  f"our sources, designed to be replaced. Every rate is shown with its game count and a 95% Wilson "
-                 f"interval.</p></body></html>")
+                 f"interval.</p>{_LOADED_SCRIPT}</body></html>")
     return "".join(parts)
 
 

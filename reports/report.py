@@ -53,7 +53,12 @@ def findings(t: dict[str, pl.DataFrame], top: int = 3) -> list[str]:
     if "meta_game" in t:
         mg = t["meta_game"]
         picked = mg.filter(pl.col("weight") > 0.05)
-        if len(picked):
+        n = len(mg)
+        thin = int(mg["thin_cells"].sum())
+        if thin > 0.25 * n * (n - 1):
+            out.append(f"Meta-game not reliable yet: {thin:,} of {n * (n - 1):,} pick-vs-pick cells have fewer than "
+                       f"50 games (counted as even); simulate more games, or pick Overdrives at random.")
+        elif len(picked):
             mix = ", ".join(f"{r['option']} {100 * r['weight']:.0f}%" for r in picked.head(4).iter_rows(named=True))
             dom = int(mg["dominated"].sum())
             out.append(f"Meta-game equilibrium: {mix}; {dom} of {len(mg)} character + Overdrive picks are "
