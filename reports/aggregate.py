@@ -143,24 +143,34 @@ def seat_by_length(long: pl.LazyFrame, edges=(5, 10, 20)) -> pl.LazyFrame:
 
 def card(long: pl.LazyFrame, n_cards: int, in_hand: bool = False) -> pl.LazyFrame:
     """Per card: games where the seat played it at least once and wins then, and when it did not;
-    with ``in_hand`` (a ``hand`` bitmask column) also games and wins with the card in hand."""
-    frames = []
+    with ``in_hand`` (a ``hand`` bitmask column) also games and wins with the card in hand.
+
+    One pass over the seat rows (every card's sums in one select), then one row per card."""
+    sums = []
     for k in range(n_cards):
         bit = pl.lit(1 << k, dtype=pl.UInt64)
         used = (pl.col("used").cast(pl.UInt64) & bit) != 0
-        cols = [
-            pl.lit(k, dtype=pl.Int16).alias("card"),
-            used.sum().alias("games_used"),
-            (used & pl.col("win")).sum().alias("wins_used"),
-            (~used).sum().alias("games_unused"),
-            (~used & pl.col("win")).sum().alias("wins_unused"),
-        ]
+        sums += [used.sum().alias(f"games_used_{k}"), (used & pl.col("win")).sum().alias(f"wins_used_{k}")]
         if in_hand:
             held = (pl.col("hand").cast(pl.UInt64) & bit) != 0
-            cols += [held.sum().alias("games_in_hand"), (held & pl.col("win")).sum().alias("wins_in_hand"),
-                     (~held).sum().alias("games_not_in_hand"), (~held & pl.col("win")).sum().alias("wins_not_in_hand")]
-        frames.append(long.select(cols))
-    return pl.concat(frames)
+            sums += [held.sum().alias(f"games_in_hand_{k}"), (held & pl.col("win")).sum().alias(f"wins_in_hand_{k}")]
+    wide = long.select(pl.len().alias("seats"), pl.col("win").sum().alias("seat_wins"), *sums)
+    rows = []
+    for k in range(n_cards):
+        cols = [
+            pl.lit(k, dtype=pl.Int16).alias("card"),
+            pl.col(f"games_used_{k}").alias("games_used"),
+            pl.col(f"wins_used_{k}").alias("wins_used"),
+            (pl.col("seats") - pl.col(f"games_used_{k}")).alias("games_unused"),
+            (pl.col("seat_wins") - pl.col(f"wins_used_{k}")).alias("wins_unused"),
+        ]
+        if in_hand:
+            cols += [pl.col(f"games_in_hand_{k}").alias("games_in_hand"),
+                     pl.col(f"wins_in_hand_{k}").alias("wins_in_hand"),
+                     (pl.col("seats") - pl.col(f"games_in_hand_{k}")).alias("games_not_in_hand"),
+                     (pl.col("seat_wins") - pl.col(f"wins_in_hand_{k}")).alias("wins_not_in_hand")]
+        rows.append(wide.select(cols))
+    return pl.concat(rows)
 
 
 def length(lf: pl.LazyFrame) -> pl.LazyFrame:
