@@ -23,15 +23,16 @@ from numba.types import int64 as i8
 from numba.types import void
 
 from simulators.colosseum.enums import (
-    AB_DMG_AT, C_KIND, C_POWER, C_RANGE, C_WIDTH, CARDS_AT, CH_MULT, CH_TA_COND, CH_TA_COND_N, CH_WIDTH, CHARS_AT,
-    CTAB_MAX_FACES, DO_ADJUST_DIE, DO_DAMAGE, DO_HEAL, DO_MOVE, DO_SEAL_DISTANCE, DO_SEAL_PLAYED, DO_SET_DIE,
-    DO_SET_DISTANCE, EV_DAMAGE, EV_DIE, EV_DIST, EV_HEAL, EV_SEAL, EV_SEAL_DIST, IF_ALL_DICE_AT_LEAST,
-    IF_ALL_DICE_AT_MOST, IF_DICE_PAIR, IF_DIE_AT_LEAST, IF_DIE_AT_MOST, IF_DIE_HIGHEST, IF_DISTANCE_IN, IF_HP_AT_LEAST,
-    IF_HP_AT_MOST, IF_HP_BELOW_OPPONENT, IF_HP_NOT_ABOVE_OPPONENT, IF_OPPONENT_PLAYED, IF_ROUND_AT_LEAST, IF_TA_ACTIVE,
-    INT, KIND_AT, M_DICE_LO, M_DICE_W, M_N_CHARS, M_N_ODS, M_TRACE_AT, M_TRACE_CAP, M_TRACE_CUT, M_TRACE_N, MAX_CHARS,
-    MAX_ODS, N_DIST, N_SKILLS, O_CHAR, O_DMG, O_HAND, O_HP, O_MAXHP, O_PLAYED, O_SEALED, O_TA, OD_COMMON, OD_DMG_AT,
-    OD_STAGE_COND, OD_TAB_AT, OD_WIDTH, ODS_AT, P_A, P_B, P_OP, P_T, P_WHO, P_WIDTH, PROG_AT, R_DIE_MAX, R_DIE_MIN,
-    RULES_AT, S_DICE, S_DIST, S_ROUND, S_SEALED_DIST, SEAT0, SEAT_W, TA_TAB_AT, TRACE_W,
+    AB_DMG_AT, C_KIND, C_POWER, C_RANGE, C_WIDTH, CARDS_AT, CH_CORR, CH_MULT, CH_TA_POWER, CH_TA_RANGE, SLOT_BASE,
+    SLOT_RANGE, SLOT_TAB_AT, SLOT_W, CH_TA_COND, CH_TA_COND_N, CH_WIDTH, CHARS_AT, CTAB_MAX_FACES, DO_ADJUST_DIE,
+    DO_DAMAGE, DO_HEAL, DO_MOVE, DO_SEAL_DISTANCE, DO_SEAL_PLAYED, DO_SET_DIE, DO_SET_DISTANCE, EV_DAMAGE, EV_DIE,
+    EV_DIST, EV_HEAL, EV_SEAL, EV_SEAL_DIST, IF_ALL_DICE_AT_LEAST, IF_ALL_DICE_AT_MOST, IF_DICE_PAIR, IF_DIE_AT_LEAST,
+    IF_DIE_AT_MOST, IF_DIE_HIGHEST, IF_DISTANCE_IN, IF_HP_AT_LEAST, IF_HP_AT_MOST, IF_HP_BELOW_OPPONENT,
+    IF_HP_NOT_ABOVE_OPPONENT, IF_OPPONENT_PLAYED, IF_ROUND_AT_LEAST, IF_TA_ACTIVE, INT, KIND_AT, M_DICE_LO, M_DICE_W,
+    M_N_CHARS, M_N_ODS, M_TRACE_AT, M_TRACE_CAP, M_TRACE_CUT, M_TRACE_N, MAX_CHARS, MAX_ODS, N_DIST, N_SKILLS, O_CHAR,
+    O_DMG, O_HAND, O_HP, O_MAXHP, O_PLAYED, O_SEALED, O_TA, OD_COMMON, OD_DMG_AT, OD_STAGE_COND, OD_TAB_AT, OD_WIDTH,
+    ODS_AT, P_A, P_B, P_OP, P_T, P_WHO, P_WIDTH, PROG_AT, R_DIE_MAX, R_DIE_MIN, RULES_AT, S_DICE, S_DIST, S_ROUND,
+    S_SEALED_DIST, SEAT0, SEAT_W, TA_TAB_AT, TRACE_W,
 )
 from simulators.common.memory_nb import MACHINE_PTR as MP
 from simulators.common.memory_nb import as_machine_nb
@@ -281,6 +282,31 @@ def _fill_cond_table_nb(m, start, n, at):
     m[S_DICE + 1] = saved1
     m[S_DICE + 2] = saved2
     return at
+
+
+@njit(cache=True)
+def build_slot_tables_nb(image):
+    """Fill ``SLOT_TAB_AT``: for every character and aura state, each skill slot's range mask
+    (with the aura's range bonus; 0 for a MOVE card) and base damage (power x the character's
+    multiplier + its correction + the aura's power bonus; the TIDE correction and the floor at 0
+    are applied when the damage is dealt, ``rules_nb.hit_damage_nb``)."""
+    m = as_machine_nb(image)
+    for ch in range(m[M_N_CHARS]):
+        c = CHARS_AT + ch * CH_WIDTH
+        for ta in range(2):
+            at = SLOT_TAB_AT + (2 * ch + ta) * SLOT_W
+            for card in range(N_SKILLS):
+                k = m[CARDS_AT + card * C_WIDTH + C_KIND]
+                r = 0
+                base = 0
+                if k <= INT:
+                    r = m[CARDS_AT + card * C_WIDTH + C_RANGE]
+                    base = m[CARDS_AT + card * C_WIDTH + C_POWER] * m[c + CH_MULT + k] + m[c + CH_CORR + k]
+                    if ta:
+                        r |= m[c + CH_TA_RANGE + k]
+                        base += m[c + CH_TA_POWER + k]
+                m[at + SLOT_RANGE + card] = r
+                m[at + SLOT_BASE + card] = base
 
 
 @njit(cache=True)

@@ -226,7 +226,7 @@ def build_tables(data: GameData) -> Tables:
         for k in ch["ability"]["on_hit"]:
             ab_dmg[i, _KIND[k]] = d
 
-    from simulators.colosseum.effects_nb import build_cond_tables_nb, cond_table_words_nb
+    from simulators.colosseum.effects_nb import build_cond_tables_nb, build_slot_tables_nb, cond_table_words_nb
 
     tab_at = E.PROG_AT + prog.size
     tab_words = cond_table_words_nb(r["die_max"] - r["die_min"] + 1) * (len(chs) + 4 * len(odd))
@@ -241,6 +241,7 @@ def build_tables(data: GameData) -> Tables:
     image[E.KIND_AT + 1:E.KIND_AT + 1 + len(skills)] = cards[:, E.C_KIND]
     image[E.KIND_AT + 1 + E.OD_SLOT] = E.OD
     build_cond_tables_nb(image, tab_at)  # derived from the program rows: condition lookups
+    build_slot_tables_nb(image)  # derived: range and base damage per character, aura state and skill
     return Tables(
         image=image, data=data,
         char_keys=list(chs), char_names=[c["name"] for c in chs.values()],
@@ -299,14 +300,16 @@ def trace_rows(m: np.ndarray) -> np.ndarray:
 def simulate_chunk(tables: Tables, settings: dict, start: int, count: int, key: np.ndarray, strategies, params,
                    machine: np.ndarray | None = None) -> np.ndarray:
     """Play games ``start .. start+count-1``; return their records (``record_dt``)."""
-    from simulators.colosseum.rules_nb import simulate_chunk_nb
+    from simulators.colosseum.rules_nb import NATIVE_NONE, NATIVE_UNIFORM, simulate_chunk_nb
 
     out = np.zeros(count, dtype=E.record_dt)
     setup = E.SETUP_NAMES.index(settings.get("setup", DEFAULT_SETUP))
     m = machine if machine is not None else new_machine(tables)
+    native = [np.int64(NATIVE_UNIFORM if getattr(s.fn, "native", None) == "uniform" else NATIVE_NONE)
+              for s in strategies]
     simulate_chunk_nb()(
         m, np.int64(start), np.int64(count), key, np.int64(setup), fixed_picks(tables, settings),
-        strategies[0].fn, params[0], strategies[1].fn, params[1], np.int64(0), np.int64(1), out,
+        strategies[0].fn, params[0], strategies[1].fn, params[1], native[0], native[1], np.int64(0), np.int64(1), out,
     )
     return out
 

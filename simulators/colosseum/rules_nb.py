@@ -27,14 +27,14 @@ from simulators.colosseum.effects_nb import (
     dice_index_nb, effects_nb, emit_nb, od_nb,
 )
 from simulators.colosseum.enums import (
-    BEATS_BITS, BOTH_MOVES_CANCEL, C_DICE_BY, C_DICE_DIE, C_KIND, C_MOVE, C_POWER, C_RANGE, C_TIDE, C_TIDE_DIE, C_WIDTH,
-    CARDS_AT, CH_AB_EFF, CH_AB_EFF_N, CH_AB_TRIGGER, CH_ADJ, CH_CORR, CH_HP, CH_MULT, CH_TA_COND, CH_TA_COND_N,
-    CH_TA_EFF, CH_TA_EFF_N, CH_TA_FREE_MOVE, CH_TA_LATE, CH_TA_POWER, CH_TA_RANGE, CH_WIDTH, CHARS_AT, END_DOUBLE_KO,
-    END_ILLEGAL, END_KO, END_TIMEOUT, EV_ABILITY, EV_DIST, EV_DRAW, EV_HIT, EV_ILLEGAL, EV_KO, EV_MISS, EV_MOVE,
-    EV_MOVE_NOTHING, EV_OD_EXERT, EV_OD_FAIL, EV_OD_NULLIFIED, EV_OD_READY, EV_OD_SAME, EV_PLAY, EV_ROUND_END, EV_SETUP,
-    EV_TA, FULL_HAND, INT, M_N_CHARS, M_N_ODS, M_RNG, MOVE, N_DIST, N_STAGES, O_CHAR, O_DMG, O_HAND, O_HIST, O_HITS,
-    O_HP, O_LAST, O_MAXHP, O_OD, O_OD_COUNT, O_OD_FAILS, O_OD_REVEALED, O_PLAYED, O_SEALED, O_TA, O_TA_ROUNDS, O_USED,
-    OD, OD_COMMON, OD_COMMON_N, OD_PRIORITY, OD_SLOT, OD_STAGE_COND, OD_STAGE_EFF, OD_TAB_AT, PHASE_CHARACTER,
+    SLOT_BASE, SLOT_RANGE, SLOT_TAB_AT, SLOT_W, BEATS_BITS, BOTH_MOVES_CANCEL, C_DICE_BY, C_DICE_DIE, C_MOVE, C_TIDE,
+    C_TIDE_DIE, C_WIDTH, CARDS_AT, CH_AB_EFF, CH_AB_EFF_N, CH_AB_TRIGGER, CH_ADJ, CH_HP, CH_TA_COND, CH_TA_COND_N,
+    CH_TA_EFF, CH_TA_EFF_N, CH_TA_FREE_MOVE, CH_TA_LATE, CH_WIDTH, CHARS_AT, END_DOUBLE_KO, END_ILLEGAL, END_KO,
+    END_TIMEOUT, EV_ABILITY, EV_DIST, EV_DRAW, EV_HIT, EV_ILLEGAL, EV_KO, EV_MISS, EV_MOVE, EV_MOVE_NOTHING,
+    EV_OD_EXERT, EV_OD_FAIL, EV_OD_NULLIFIED, EV_OD_READY, EV_OD_SAME, EV_PLAY, EV_ROUND_END, EV_SETUP, EV_TA,
+    FULL_HAND, INT, M_N_CHARS, M_N_ODS, M_RNG, MOVE, N_DIST, N_STAGES, O_CHAR, O_DMG, O_HAND, O_HIST, O_HITS, O_HP,
+    O_LAST, O_MAXHP, O_OD, O_OD_COUNT, O_OD_FAILS, O_OD_REVEALED, O_PLAYED, O_SEALED, O_TA, O_TA_ROUNDS, O_USED, OD,
+    OD_COMMON, OD_COMMON_N, OD_PRIORITY, OD_SLOT, OD_STAGE_COND, OD_STAGE_EFF, OD_TAB_AT, PHASE_CHARACTER,
     PHASE_OVERDRIVE, PHASE_PLAY, R_BOTH_MOVES, R_CARDS_RETURN, R_DIE_MAX, R_DIE_MIN, R_DIE_START, R_MAX_ROUNDS,
     R_MOVE_HIT_VS_OD, R_START_DIST, R_TA_AT_START, RULES_AT, S_DICE, S_DIST, S_DONE, S_END, S_FIRST_PICK,
     S_ILLEGAL_SEAT, S_ROUND, S_SEALED_DIST, S_WINNER, SEAT0, SEAT_W, SETUP_DRAFT, SETUP_FREE, SRC_ABILITY, SRC_DRAW,
@@ -52,7 +52,7 @@ RECORDS_T = types.Array(from_dtype(record_dt), 1, "C")
 # instead of once per strategy pair.
 CHUNK_SIG = types.void(
     types.int64[::1], types.int64, types.int64, types.uint64[::1], types.int64, types.int64[::1],
-    STRATEGY_T, types.float64[::1], STRATEGY_T, types.float64[::1], types.int64, types.int64,
+    STRATEGY_T, types.float64[::1], STRATEGY_T, types.float64[::1], types.int64, types.int64, types.int64, types.int64,
     RECORDS_T,
 )
 
@@ -60,13 +60,10 @@ CHUNK_SIG = types.void(
 # ----------------------------------------------------------------------------- card helpers
 @njit(cache=True, inline='always')
 def card_range_nb(m, seat, card):
-    """Range mask (bit per distance) of an attribute card for ``seat``, TIDE AURA bonus included."""
+    """Range mask (bit per distance) of an attribute card for ``seat``, TIDE AURA bonus included
+    (0 for a MOVE card; any value for the Overdrive or no card)."""
     b = SEAT0 + seat * SEAT_W
-    at = CARDS_AT + card * C_WIDTH
-    r = m[at + C_RANGE]
-    if m[b + O_TA]:
-        r |= m[CHARS_AT + m[b + O_CHAR] * CH_WIDTH + CH_TA_RANGE + m[at + C_KIND]]
-    return r
+    return m[SLOT_TAB_AT + (2 * m[b + O_CHAR] + (1 if m[b + O_TA] else 0)) * SLOT_W + SLOT_RANGE + card]
 
 
 @njit(cache=True, inline='always')
@@ -79,15 +76,11 @@ def hit_damage_nb(m, seat, card):
     """Damage of an attribute card: base power (x the character's multiplier) + TIDE
     correction by the pip of the card's die + base correction (+ TIDE AURA bonus), >= 0."""
     b = SEAT0 + seat * SEAT_W
+    p = m[SLOT_TAB_AT + (2 * m[b + O_CHAR] + (1 if m[b + O_TA] else 0)) * SLOT_W + SLOT_BASE + card]
     at = CARDS_AT + card * C_WIDTH
-    ch = CHARS_AT + m[b + O_CHAR] * CH_WIDTH
-    k = m[at + C_KIND]
-    p = m[at + C_POWER] * m[ch + CH_MULT + k] + m[ch + CH_CORR + k]
     td = m[at + C_TIDE_DIE]
     if td >= 0:
         p += m[at + C_TIDE + m[S_DICE + td] - 1]
-    if m[b + O_TA]:
-        p += m[ch + CH_TA_POWER + k]
     return max(p, 0)
 
 
@@ -151,14 +144,19 @@ def od_ready_nb(m, seat, od, dist):
 @njit(cache=True, inline='always')
 def od_ready_mask_nb(m, seat, od):
     """``od_ready_nb`` at every distance at once: bit d set when ready at distance d."""
+    return od_ready_mask_di_nb(m, seat, od, dice_index_nb(m))
+
+
+@njit(cache=True, inline='always')
+def od_ready_mask_di_nb(m, seat, od, di):
+    """``od_ready_mask_nb`` with the dice row ``di`` (``dice_index_nb``) already known."""
     st = od_stage_nb(m, seat)
-    di = dice_index_nb(m)
     tab = OD_TAB_AT + od * 4
     r = cond_list_mask_nb(m, seat, od_nb(m, od, OD_COMMON), od_nb(m, od, OD_COMMON_N), m[tab], di)
     if r == 0:
         return 0
-    return r & cond_list_mask_nb(m, seat, od_nb(m, od, OD_STAGE_COND + 2 * st), od_nb(m, od, OD_STAGE_COND + 2 * st + 1),
-                                 m[tab + 1 + st], di)
+    at = OD_STAGE_COND + 2 * st
+    return r & cond_list_mask_nb(m, seat, od_nb(m, od, at), od_nb(m, od, at + 1), m[tab + 1 + st], di)
 
 
 @njit(cache=True, inline='always')
@@ -193,7 +191,7 @@ def ta_conditions_nb(m, seat):
     return 1 if conds_nb(m, seat, m[c + CH_TA_COND], m[c + CH_TA_COND_N], m[S_DIST]) else 0
 
 
-@njit(void(MP, i8, b1), cache=True)
+@njit(cache=True, inline='always')
 def update_tide_aura_nb(m, seat, run_effects):
     """Check the TIDE AURA's conditions: the aura is active while they hold; an active
     aura's effects (e.g. Terry's damage) resolve each round."""
@@ -537,8 +535,21 @@ def _deal_characters_nb(m, n_each):
 
 
 # ----------------------------------------------------------------------------- the game loop (takes strategies)
-@njit(void(MP, i8[::1], i8, i8[::1], STRATEGY_T, f8[::1], STRATEGY_T, f8[::1]), cache=True)
-def setup_game_nb(m, v, setup, fixed, strat0, params0, strat1, params1):
+NATIVE_NONE, NATIVE_UNIFORM = 0, 1  # how the kernel asks a strategy (``game.simulate_chunk`` decides)
+
+
+@njit(cache=True, inline='always')
+def ask_nb(m, v, native, strat, phase, seat, mask, params):
+    """A strategy's choice. A strategy whose function says ``native = "uniform"`` (the built-in
+    ``random``) is played by the kernel itself: the very draw ``random_nb`` makes
+    (``rand_bit_nb`` over ``mask``), without the cost of a call through a function pointer."""
+    if native == NATIVE_UNIFORM:
+        return rand_bit_nb(m, M_RNG, mask)
+    return strat(phase, v, seat, mask, params)
+
+
+@njit(void(MP, i8[::1], i8, i8[::1], STRATEGY_T, f8[::1], STRATEGY_T, f8[::1], i8, i8), cache=True)
+def setup_game_nb(m, v, setup, fixed, strat0, params0, strat1, params1, native0, native1):
     """Characters (no mirror), the starting position, then the hidden Overdrive choices.
 
     ``m``: the machine pointer; ``v``: the same machine as an array, for the strategies."""
@@ -550,8 +561,8 @@ def setup_game_nb(m, v, setup, fixed, strat0, params0, strat1, params1):
         pass
     elif setup == SETUP_DRAFT:
         deal0, deal1 = _deal_characters_nb(m, 3)
-        c0 = strat0(PHASE_CHARACTER, v, 0, deal0, params0)
-        c1 = strat1(PHASE_CHARACTER, v, 1, deal1, params1)
+        c0 = ask_nb(m, v, native0, strat0, PHASE_CHARACTER, 0, deal0, params0)
+        c1 = ask_nb(m, v, native1, strat1, PHASE_CHARACTER, 1, deal1, params1)
         if c0 < 0 or (deal0 >> c0) & 1 == 0:
             illegal_nb(m, 0, c0)
             return
@@ -569,10 +580,10 @@ def setup_game_nb(m, v, setup, fixed, strat0, params0, strat1, params1):
             other = c1 if p == 0 else c0
             mask = pool & ~(1 << other) if other >= 0 else pool
             if p == 0:
-                c0 = strat0(PHASE_CHARACTER, v, 0, mask, params0)
+                c0 = ask_nb(m, v, native0, strat0, PHASE_CHARACTER, 0, mask, params0)
                 x = c0
             else:
-                c1 = strat1(PHASE_CHARACTER, v, 1, mask, params1)
+                c1 = ask_nb(m, v, native1, strat1, PHASE_CHARACTER, 1, mask, params1)
                 x = c1
             if x < 0 or (mask >> x) & 1 == 0:
                 illegal_nb(m, p, x)
@@ -591,12 +602,12 @@ def setup_game_nb(m, v, setup, fixed, strat0, params0, strat1, params1):
     o0 = fixed[2]
     o1 = fixed[3]
     if o0 < 0:
-        o0 = strat0(PHASE_OVERDRIVE, v, 0, all_od, params0)
+        o0 = ask_nb(m, v, native0, strat0, PHASE_OVERDRIVE, 0, all_od, params0)
         if o0 < 0 or (all_od >> o0) & 1 == 0:
             illegal_nb(m, 0, o0)
             return
     if o1 < 0:
-        o1 = strat1(PHASE_OVERDRIVE, v, 1, all_od, params1)
+        o1 = ask_nb(m, v, native1, strat1, PHASE_OVERDRIVE, 1, all_od, params1)
         if o1 < 0 or (all_od >> o1) & 1 == 0:
             illegal_nb(m, 1, o1)
             return
@@ -605,8 +616,8 @@ def setup_game_nb(m, v, setup, fixed, strat0, params0, strat1, params1):
     finish_setup_nb(m)
 
 
-@njit(void(MP, i8[::1], STRATEGY_T, f8[::1], STRATEGY_T, f8[::1]), cache=True)
-def play_game_nb(m, v, strat0, params0, strat1, params1):
+@njit(void(MP, i8[::1], STRATEGY_T, f8[::1], STRATEGY_T, f8[::1], i8, i8), cache=True)
+def play_game_nb(m, v, strat0, params0, strat1, params1, native0, native1):
     """Rounds until a KO, an illegal choice or the round cap (a timeout, scored as a draw)."""
     max_rounds = m[RULES_AT + R_MAX_ROUNDS]
     while not m[S_DONE]:
@@ -617,8 +628,8 @@ def play_game_nb(m, v, strat0, params0, strat1, params1):
             break
         h0 = m[SEAT0 + O_HAND]
         h1 = m[SEAT0 + SEAT_W + O_HAND]
-        c0 = strat0(PHASE_PLAY, v, 0, h0, params0) if h0 else -1
-        c1 = strat1(PHASE_PLAY, v, 1, h1, params1) if h1 else -1
+        c0 = ask_nb(m, v, native0, strat0, PHASE_PLAY, 0, h0, params0) if h0 else -1
+        c1 = ask_nb(m, v, native1, strat1, PHASE_PLAY, 1, h1, params1) if h1 else -1
         if h0 and (c0 < 0 or (h0 >> c0) & 1 == 0):
             illegal_nb(m, 0, c0)
             break
@@ -663,7 +674,8 @@ def write_record_nb(out, i, g, m, sid0, sid1):
     r.dmg1 = m[b1 + O_DMG]
 
 
-def _simulate_chunk(machine, start, count, key, setup, fixed, strat0, params0, strat1, params1, sid0, sid1, out):
+def _simulate_chunk(machine, start, count, key, setup, fixed, strat0, params0, strat1, params1, native0, native1, sid0,
+                    sid1, out):
     """Play games ``start .. start+count-1`` of a run into ``out`` (record_dt[count]).
 
     Game ``g`` is seeded from ``(key, g)`` alone, so any chunking gives the same rows.
@@ -676,9 +688,9 @@ def _simulate_chunk(machine, start, count, key, setup, fixed, strat0, params0, s
     for i in range(count):
         g = start + i
         seed_nb(m, M_RNG, key, g)
-        setup_game_nb(m, v, setup, fixed, strat0, params0, strat1, params1)
+        setup_game_nb(m, v, setup, fixed, strat0, params0, strat1, params1, native0, native1)
         if not m[S_DONE]:
-            play_game_nb(m, v, strat0, params0, strat1, params1)
+            play_game_nb(m, v, strat0, params0, strat1, params1, native0, native1)
         write_record_nb(out, i, g, m, sid0, sid1)
 
 

@@ -15,24 +15,30 @@ moves) into the strategy scratch of the machine (``enums.STRAT_SCRATCH_AT``, no
 allocation); ``payoff_cell_nb`` is then a handful of lookups. Strategies that only need a
 weighted row of ``M`` (greedy, reader) never build the matrix.
 """
+import numpy as np
 from numba import njit
 from numba.types import float64 as f8
 from numba.types import int64 as i8
 from numba.types import void
 
-from simulators.colosseum.effects_nb import ability_damage_hint_nb, card_kind_nb, od_damage_hint_nb, od_nb
+from simulators.colosseum.effects_nb import (
+    ability_damage_hint_nb, card_kind_nb, dice_index_nb, od_damage_hint_nb, od_nb,
+)
 from simulators.colosseum.enums import (
-    BEATS_BITS, INT, M_N_ODS, M_RNG, MOVE, N_DIST, N_STAGES, O_CHAR, O_HAND, O_HIST, O_HP, O_LAST, O_OD, O_OD_COUNT, O_OD_REVEALED, OD,
-    OD_PRIORITY, S_DIST, SEAT0, SEAT_W, STRAT_SCRATCH_AT, STRAT_SCRATCH_N,
+    BEATS, BEATS_BITS, INT, M_N_ODS, M_RNG, MOVE, N_DIST, N_STAGES, O_CHAR, O_HAND, O_HIST, O_HP, O_LAST, O_OD,
+    O_OD_COUNT, O_OD_REVEALED, OD, OD_PRIORITY, OD_SLOT, S_DIST, SEAT0, SEAT_W, STRAT_SCRATCH_AT, STRAT_SCRATCH_N,
 )
 from simulators.colosseum.rules_nb import (
-    card_range_nb, combine_moves_nb, hit_damage_nb, move_dest_nb, od_ready_mask_nb,
+    card_range_nb, combine_moves_nb, hit_damage_nb, move_dest_nb, od_ready_mask_di_nb, od_ready_mask_nb,
 )
 from simulators.common.memory_nb import MACHINE_PTR as MP
 from simulators.common.memory_nb import as_machine_nb
 from simulators.common.rng_nb import popcount_nb, rand_below_nb, rand_bit_nb, rand_float_nb
 
 N_SLOTS = 9
+# the attribute triangle from the rules: _BEATEN[k] is the kind k beats, _BEATER[k] the kind that beats k
+_BEATEN = tuple(int(b) for b in BEATS)
+_BEATER = tuple(int(np.nonzero(BEATS == k)[0][0]) for k in range(3))
 SCRATCH = 1  # size of payoff_matrix_nb's ``sc`` argument (kept for callers; the scratch is in the machine)
 
 # strategy scratch layout (offsets from STRAT_SCRATCH_AT): per slot, own slots 0..8 then the opponent's 9..17
@@ -45,12 +51,14 @@ _NDT = 160  # distance after the moves, at (own destination + 1) * 4 + (opponent
 # Hits (_W), when opponent slot j Hits (_L), when nothing lands (_Z), when a move Hits (_MV_MY/_MV_OP)
 _W, _L = 176, 185
 _Z, _MV_MY, _MV_OP, _KO = 194, 195, 196, 197
-_WJ = 198  # integer weight of each opponent slot in a row sum (_int_row_nb)
+_WJ = 198  # integer weight of each opponent slot in a row sum (int_pick_nb)
 # the opponent's Overdrive column, per distance d after the own card: sum over the averaged kinds that
 # exert at d of their (integer) value (_ODC_SUM + d), how many do not exert there (_ODC_MISS + d), and
 # how many kinds are averaged (_ODC_N); the own Overdrive's value when it exerts (_OD_W)
 _ODC_SUM, _ODC_MISS, _ODC_N, _OD_W = 207, 210, 213, 214
-_END = 215
+_CW, _SL, _MV = 215, 218, 221  # int_pick_nb's sums by outcome class (per kind, per kind, per distance)
+_MOVERS = 224  # own, then the opponent's slots whose move would happen (bit masks)
+_END = _MOVERS + 2
 assert _END <= STRAT_SCRATCH_N
 
 
@@ -66,6 +74,7 @@ def prepare_payoff_nb(m, seat):
         p = seat if q == 0 else op
         ch = m[SEAT0 + p * SEAT_W + O_CHAR]
         at = s + q * N_SLOTS
+        movers = 0
         for c in range(N_SLOTS):
             k = card_kind_nb(m, c)
             r = 0
@@ -83,6 +92,9 @@ def prepare_payoff_nb(m, seat):
             m[at + _X + c] = x
             m[at + _H + c] = h
             m[at + _D + c] = dest
+            if dest >= 0:
+                movers |= 1 << c
+        m[s + _MOVERS + q] = movers
     my_ch = m[mb + O_CHAR]
     op_ch = m[ob + O_CHAR]
     my_od = m[mb + O_OD]
@@ -96,7 +108,8 @@ def prepare_payoff_nb(m, seat):
     m[s + _N_OD] = n_od
     m[s + _MY_HP] = m[mb + O_HP]
     m[s + _OP_HP] = m[ob + O_HP]
-    m[s + _MY_READY] = od_ready_mask_nb(m, seat, my_od)
+    di = dice_index_nb(m)
+    m[s + _MY_READY] = od_ready_mask_di_nb(m, seat, my_od, di)
     m[s + _MY_ODV] = od_damage_hint_nb(m, my_od, my_stage) + ability_damage_hint_nb(m, my_ch, OD)
     m[s + _MY_PRIO] = od_nb(m, my_od, OD_PRIORITY)
     m[s + _MY_MOVE_AB] = ability_damage_hint_nb(m, my_ch, MOVE)
@@ -104,7 +117,7 @@ def prepare_payoff_nb(m, seat):
     lo = opp_od if opp_od >= 0 else 0
     hi = opp_od + 1 if opp_od >= 0 else n_od
     for o in range(lo, hi):
-        m[s + _OPP_READY + o] = od_ready_mask_nb(m, op, o)
+        m[s + _OPP_READY + o] = od_ready_mask_di_nb(m, op, o, di)
         m[s + _OPP_ODV + o] = od_damage_hint_nb(m, o, op_stage) + ability_damage_hint_nb(m, op_ch, OD)
         m[s + _OPP_PRIO + o] = od_nb(m, o, OD_PRIORITY)
     # one move (or none): its destination (or d0); two moves: the rules' combination
@@ -244,10 +257,15 @@ def payoff_cell_nb(m, i, j, ko_bonus):
 
 
 # ----------------------------------------------------------------------------- exact integer fast path
-# With an integral KO bonus every cell off the Overdrive column is an integer and the column is
-# (integer sum) / (kinds averaged): a row computed in int64 and turned into a float at the end is
-# bit for bit the float row summed in column order (all partial sums are exact). Strategies take
-# this path when their float knobs are integral and fall back to the float cells otherwise.
+# With an integral KO bonus every cell off the Overdrive column is an integer and the Overdrive column
+# is (integer sum t) / (N kinds averaged); with integral weights a row is S + w_od * t / N exactly,
+# and the rows' float values (what the float cells give, summed in column order) differ from these
+# exact values by far less than the argmax tolerance (1e-9) while distinct exact values differ by at
+# least 1 / (N * 9). So the argmax of the integer keys S * N + w_od * t, ties exactly equal, picks the
+# same card with the same random draws as the float rows. Strategies take this path when their float
+# knobs are whole numbers of at most _INT_KNOB (values stay small: the bound above holds) and fall
+# back to the float cells otherwise (scripts/check_colosseum_payoff.py checks the two agree).
+_INT_KNOB = 64.0
 @njit(cache=True, inline='always')
 def _iswing_nb(dealt, taken, my_hp, op_hp, ko):
     return dealt - taken + (ko if dealt >= op_hp else 0) - (ko if taken >= my_hp else 0)
@@ -256,7 +274,7 @@ def _iswing_nb(dealt, taken, my_hp, op_hp, ko):
 @njit(cache=True, inline='always')
 def integral_nb(x):
     """``x`` is a whole number small enough for the integer path."""
-    return abs(x) < 2.0 ** 31 and float(int(x)) == x
+    return abs(x) <= _INT_KNOB and float(int(x)) == x
 
 
 @njit(void(MP, i8), cache=True)
@@ -422,49 +440,13 @@ def pick_overdrive_nb(m, seat, mask):
 
 
 @njit(cache=True, inline='always')
-def _int_row_nb(m, i, omask):
-    """Row ``i`` of ``M`` weighted by the opponent slots' integer weights (scratch ``_WJ``) over
-    ``omask``, cell by cell, as the float that the column-order float sum gives: the integer part
-    is exact and the Overdrive column (the last slot; an average, so a float) is added last."""
-    s = STRAT_SCRATCH_AT
-    total = 0
-    frac = 0.0
-    if m[s + _K + i] == OD:
-        for j in range(N_SLOTS):
-            if (omask >> j) & 1:
-                if m[s + N_SLOTS + _K + j] == OD:
-                    t, c = _icell_od_nb(m, i, j)
-                    frac = float(m[s + _WJ + j]) * (t / c)
-                else:
-                    # the own Overdrive against a card: it exerts (no matchup) or the card may Hit
-                    nd = m[s + _NDT + m[s + N_SLOTS + _D + j] + 1]
-                    if (m[s + _MY_READY] >> nd) & 1:
-                        v = m[s + _OD_W]
-                    elif (m[s + N_SLOTS + _R + j] >> nd) & 1:
-                        v = m[s + _L + j]
-                    else:
-                        v = m[s + _Z]
-                    total += m[s + _WJ + j] * v
-        return float(total) + frac
-    for j in range(N_SLOTS):
-        if (omask >> j) & 1:
-            w = m[s + _WJ + j]
-            if m[s + N_SLOTS + _K + j] == OD:
-                frac = _od_column_nb(m, i, w)
-            else:
-                total += w * _icell_nb(m, i, j)
-    return float(total) + frac
-
-
-@njit(cache=True, inline='always')
-def _od_column_nb(m, i, w):
-    """Weighted ``M[i, OD]`` for a card ``i``: the opponent's Overdrive kinds (all of them,
-    averaged, while hidden) that exert at the distance after card ``i``, else card ``i`` may Hit."""
+def _od_column_nb(m, i):
+    """``M[i, OD]`` times the kinds averaged, for a card ``i``: the opponent's Overdrive kinds
+    (all of them while hidden) that exert at the distance after card ``i``, else card ``i`` may Hit."""
     s = STRAT_SCRATCH_AT
     nd = m[s + _NDT + (m[s + _D + i] + 1) * 4]
     f = m[s + _W + i] if (m[s + _R + i] >> nd) & 1 else m[s + _Z]
-    t = m[s + _ODC_SUM + nd] + m[s + _ODC_MISS + nd] * f
-    return float(w) * (t / m[s + _ODC_N])
+    return m[s + _ODC_SUM + nd] + m[s + _ODC_MISS + nd] * f
 
 
 @njit(cache=True, inline='always')
@@ -473,18 +455,18 @@ def _low_bit_nb(bits):
     return popcount_nb((bits & -bits) - 1)
 
 
-@njit(i8(MP, i8, i8, i8), cache=True)
-def int_pick_nb(m, mask, omask, div):
+@njit(i8(MP, i8, i8), cache=True)
+def int_pick_nb(m, mask, omask):
     """argmax over ``mask`` (ties at random, as ``argmax_masked_nb``) of the rows of ``M``
-    weighted by ``_WJ`` over ``omask``, divided by ``div``; after ``prepare_int_payoff_nb``.
+    weighted by ``_WJ`` over ``omask``; after ``prepare_int_payoff_nb``.
 
     The opponent's cards that neither move nor are its Overdrive ("still" cards) are summed by
     outcome class instead of cell by cell. Against them the distance after a still own card is
     the current one: a card that is not valid there takes the same sum in every row (``a0``),
     and a valid card of kind k takes its Hit value times the weight of the cards it beats or
-    that are not valid (``cw[k]``), plus the value of the cards that beat it (``sl[k]``), plus
-    its draws (``drawm[k]``: one by one). An own move to distance d takes ``mv[d]``. The moving
-    cards and the Overdrive are summed one by one. All integer, so the order does not matter."""
+    that are not valid (``_CW + k``), plus the value of the cards that beat it (``_SL + k``),
+    plus its draws (one by one). An own move to distance d takes ``_MV + d``. The moving cards
+    and the Overdrive are summed one by one. All integer, so the order does not matter."""
     s = STRAT_SCRATCH_AT
     d0 = m[s + _D0]
     z = m[s + _Z]
@@ -492,7 +474,14 @@ def int_pick_nb(m, mask, omask, div):
     my_hp = m[s + _MY_HP]
     op_hp = m[s + _OP_HP]
     mv_my = m[s + _MV_MY]
+    my_moves = mask & m[s + _MOVERS]  # own rows that move: they need the per-distance sums
+    od_bit = omask & (1 << OD_SLOT)
+    others = omask & m[s + _MOVERS + 1]  # the opponent's moves: one by one
+    still = omask & ~others & ~od_bit
     a0 = 0
+    sum_w = 0  # weight of the still cards not valid here: every valid still row beats them
+    sum_valid = 0  # weight of the still cards valid here
+    valid = 0  # still cards valid at the current distance
     cw0 = 0
     cw1 = 0
     cw2 = 0
@@ -502,71 +491,50 @@ def int_pick_nb(m, mask, omask, div):
     mv0 = 0
     mv1 = 0
     mv2 = 0
-    drawm0 = 0
-    drawm1 = 0
-    drawm2 = 0
-    still = 0
-    others = 0  # the opponent's moving cards (not its Overdrive), one by one
-    od_bit = 0
-    bits = omask
+    bits = still
     while bits:
         j = _low_bit_nb(bits)
         bits &= bits - 1
-        kj = m[s + N_SLOTS + _K + j]
-        if kj == OD:
-            od_bit = 1 << j
-            continue
-        if m[s + N_SLOTS + _D + j] >= 0:
-            others |= 1 << j
-            continue
-        still |= 1 << j
         w = m[s + _WJ + j]
         rj = m[s + N_SLOTS + _R + j]
         lw = w * m[s + _L + j]
         vj0 = (rj >> d0) & 1
-        # an own move to distance d: this card Hits if valid there, else the move Hits if it was valid
-        for d in range(N_DIST):
-            if (rj >> d) & 1:
-                v = lw
-            elif vj0 and d != d0:
-                v = w * mv_my
-            else:
-                v = w * z
-            if d == 0:
-                mv0 += v
-            elif d == 1:
-                mv1 += v
-            else:
-                mv2 += v
+        if my_moves:
+            # an own move to distance d: this card Hits if valid there, else the move Hits if it was valid
+            hit_mv = w * mv_my if vj0 else w * z
+            wz = w * z
+            mv0 += lw if rj & 1 else (hit_mv if d0 != 0 else wz)
+            mv1 += lw if rj & 2 else (hit_mv if d0 != 1 else wz)
+            mv2 += lw if rj & 4 else (hit_mv if d0 != 2 else wz)
         if vj0:
+            valid |= 1 << j
+            sum_valid += w
             a0 += lw
-            if kj == 0:
-                drawm0 |= 1 << j
-            elif kj == 1:
-                drawm1 |= 1 << j
-            elif kj == 2:
-                drawm2 |= 1 << j
-            for k in range(3):
-                if kj != k:
-                    if (BEATS_BITS >> (8 * k + kj)) & 1:
-                        if k == 0:
-                            cw0 += w
-                        elif k == 1:
-                            cw1 += w
-                        else:
-                            cw2 += w
-                    elif k == 0:
-                        sl0 += lw
-                    elif k == 1:
-                        sl1 += lw
-                    else:
-                        sl2 += lw
+            kj = m[s + N_SLOTS + _K + j]  # a valid card is an attribute card (a still move never is)
+            t = _BEATER[kj]
+            cw0 += w if t == 0 else 0
+            cw1 += w if t == 1 else 0
+            cw2 += w if t == 2 else 0
+            t = _BEATEN[kj]
+            sl0 += lw if t == 0 else 0
+            sl1 += lw if t == 1 else 0
+            sl2 += lw if t == 2 else 0
         else:
             a0 += w * z
-            cw0 += w
-            cw1 += w
-            cw2 += w
-    best = -1e300
+            sum_w += w
+    m[s + _CW] = cw0
+    m[s + _CW + 1] = cw1
+    m[s + _CW + 2] = cw2
+    m[s + _SL] = sl0
+    m[s + _SL + 1] = sl1
+    m[s + _SL + 2] = sl2
+    m[s + _MV] = mv0
+    m[s + _MV + 1] = mv1
+    m[s + _MV + 2] = mv2
+    w_od = m[s + _WJ + OD_SLOT] if od_bit else 0
+    n_od = m[s + _ODC_N]
+    mv_op = m[s + _MV_OP]
+    best = 0
     n_best = 0
     pick = -1
     rows = mask
@@ -574,34 +542,71 @@ def int_pick_nb(m, mask, omask, div):
         i = _low_bit_nb(rows)
         rows &= rows - 1
         ki = m[s + _K + i]
+        t = 0  # the Overdrive column, times the kinds averaged
         if ki == OD:
-            v = _int_row_nb(m, i, omask)
-        else:
-            di = m[s + _D + i]
-            if di >= 0:
-                total = mv0 if di == 0 else (mv1 if di == 1 else mv2)
-            elif (m[s + _R + i] >> d0) & 1:
-                total = m[s + _W + i] * (cw0 if ki == 0 else (cw1 if ki == 1 else cw2))
-                total += sl0 if ki == 0 else (sl1 if ki == 1 else sl2)
-                xi = m[s + _X + i]
-                dm = drawm0 if ki == 0 else (drawm1 if ki == 1 else drawm2)
-                while dm:  # same-attribute draws
-                    j = _low_bit_nb(dm)
-                    dm &= dm - 1
-                    xd = xi - m[s + N_SLOTS + _X + j]
-                    dd = max(xd, 0)
-                    dt = max(-xd, 0)
-                    total += m[s + _WJ + j] * (xd + (ko if dd >= op_hp else 0) - (ko if dt >= my_hp else 0))
-            else:
-                total = a0
+            # the own Overdrive: against a still card it exerts at the current distance (no matchup)
+            # or that card may Hit (a0); against a move, at the distance the move makes
+            ready = m[s + _MY_READY]
+            od_w = m[s + _OD_W]
+            total = od_w * (sum_w + sum_valid) if (ready >> d0) & 1 else a0
             ob = others
             while ob:
                 j = _low_bit_nb(ob)
                 ob &= ob - 1
-                total += m[s + _WJ + j] * _icell_nb(m, i, j)
-            frac = _od_column_nb(m, i, m[s + _WJ + _low_bit_nb(od_bit)]) if od_bit else 0.0
-            v = float(total) + frac
-        best, n_best, pick = argmax_step_nb(m, i, v / div, best, n_best, pick)
+                total += m[s + _WJ + j] * (od_w if (ready >> m[s + N_SLOTS + _D + j]) & 1 else z)
+            if od_bit:
+                t, _ = _icell_od_nb(m, i, OD_SLOT)
+        else:
+            di = m[s + _D + i]
+            ri = m[s + _R + i]
+            if di >= 0:
+                total = m[s + _MV + di]
+                ob = others
+                while ob:
+                    j = _low_bit_nb(ob)
+                    ob &= ob - 1
+                    total += m[s + _WJ + j] * _icell_nb(m, i, j)
+            else:
+                wi = m[s + _W + i]
+                vi0 = (ri >> d0) & 1
+                if vi0:
+                    total = wi * (sum_w + m[s + _CW + ki]) + m[s + _SL + ki]
+                    xi = m[s + _X + i]
+                    dm = valid
+                    while dm:  # same-attribute draws
+                        j = _low_bit_nb(dm)
+                        dm &= dm - 1
+                        if m[s + N_SLOTS + _K + j] == ki:
+                            xd = xi - m[s + N_SLOTS + _X + j]
+                            dd = max(xd, 0)
+                            dt = max(-xd, 0)
+                            total += m[s + _WJ + j] * (xd + (ko if dd >= op_hp else 0) - (ko if dt >= my_hp else 0))
+                else:
+                    total = a0
+                ob = others
+                while ob:  # the opponent's moves: the distance becomes theirs (this card does not move)
+                    j = _low_bit_nb(ob)
+                    ob &= ob - 1
+                    nd = m[s + N_SLOTS + _D + j]
+                    if (ri >> nd) & 1:
+                        c = wi
+                    elif vi0 and nd != d0:
+                        c = mv_op  # escaped: the move Hits
+                    else:
+                        c = z
+                    total += m[s + _WJ + j] * c
+            if od_bit:
+                t = _od_column_nb(m, i)
+        key = total * n_od + w_od * t
+        # argmax_masked_nb on exact keys: ties are equal keys (see the section comment)
+        if n_best == 0 or key > best:
+            best = key
+            n_best = 1
+            pick = i
+        elif key == best:
+            n_best += 1
+            if rand_below_nb(m, M_RNG, n_best) == 0:
+                pick = i
     return pick
 
 
@@ -618,7 +623,7 @@ def greedy_play_nb(m, seat, mask, ko_bonus):
         prepare_int_payoff_nb(m, int(ko_bonus))
         for j in range(N_SLOTS):
             m[STRAT_SCRATCH_AT + _WJ + j] = 1
-        return int_pick_nb(m, mask, omask, n)
+        return int_pick_nb(m, mask, omask)
     for i in range(N_SLOTS):
         if (mask >> i) & 1:
             tot = 0.0
@@ -644,7 +649,7 @@ def reader_play_nb(m, seat, mask, prior, repeat_weight, ko_bonus):
         prepare_int_payoff_nb(m, int(ko_bonus))
         for j in range(N_SLOTS):
             m[STRAT_SCRATCH_AT + _WJ + j] = int(prior) + m[ob + O_HIST + j] + (int(repeat_weight) if j == last else 0)
-        return int_pick_nb(m, mask, omask, 1)
+        return int_pick_nb(m, mask, omask)
     for i in range(N_SLOTS):
         if (mask >> i) & 1:
             tot = 0.0
