@@ -300,16 +300,14 @@ def trace_rows(m: np.ndarray) -> np.ndarray:
 def simulate_chunk(tables: Tables, settings: dict, start: int, count: int, key: np.ndarray, strategies, params,
                    machine: np.ndarray | None = None) -> np.ndarray:
     """Play games ``start .. start+count-1``; return their records (``record_dt``)."""
-    from simulators.colosseum.rules_nb import NATIVE_NONE, NATIVE_UNIFORM, simulate_chunk_nb
+    from simulators.colosseum.rules_nb import simulate_chunk_nb
 
     out = np.zeros(count, dtype=E.record_dt)
     setup = E.SETUP_NAMES.index(settings.get("setup", DEFAULT_SETUP))
     m = machine if machine is not None else new_machine(tables)
-    native = [np.int64(NATIVE_UNIFORM if getattr(s.fn, "native", None) == "uniform" else NATIVE_NONE)
-              for s in strategies]
     simulate_chunk_nb()(
         m, np.int64(start), np.int64(count), key, np.int64(setup), fixed_picks(tables, settings),
-        strategies[0].fn, params[0], strategies[1].fn, params[1], native[0], native[1], np.int64(0), np.int64(1), out,
+        strategies[0].fn, params[0], strategies[1].fn, params[1], np.int64(0), np.int64(1), out,
     )
     return out
 

@@ -52,7 +52,7 @@ RECORDS_T = types.Array(from_dtype(record_dt), 1, "C")
 # instead of once per strategy pair.
 CHUNK_SIG = types.void(
     types.int64[::1], types.int64, types.int64, types.uint64[::1], types.int64, types.int64[::1],
-    STRATEGY_T, types.float64[::1], STRATEGY_T, types.float64[::1], types.int64, types.int64, types.int64, types.int64,
+    STRATEGY_T, types.float64[::1], STRATEGY_T, types.float64[::1], types.int64, types.int64,
     RECORDS_T,
 )
 
@@ -535,21 +535,8 @@ def _deal_characters_nb(m, n_each):
 
 
 # ----------------------------------------------------------------------------- the game loop (takes strategies)
-NATIVE_NONE, NATIVE_UNIFORM = 0, 1  # how the kernel asks a strategy (``game.simulate_chunk`` decides)
-
-
-@njit(cache=True, inline='always')
-def ask_nb(m, v, native, strat, phase, seat, mask, params):
-    """A strategy's choice. A strategy whose function says ``native = "uniform"`` (the built-in
-    ``random``) is played by the kernel itself: the very draw ``random_nb`` makes
-    (``rand_bit_nb`` over ``mask``), without the cost of a call through a function pointer."""
-    if native == NATIVE_UNIFORM:
-        return rand_bit_nb(m, M_RNG, mask)
-    return strat(phase, v, seat, mask, params)
-
-
-@njit(void(MP, i8[::1], i8, i8[::1], STRATEGY_T, f8[::1], STRATEGY_T, f8[::1], i8, i8), cache=True)
-def setup_game_nb(m, v, setup, fixed, strat0, params0, strat1, params1, native0, native1):
+@njit(void(MP, i8[::1], i8, i8[::1], STRATEGY_T, f8[::1], STRATEGY_T, f8[::1]), cache=True)
+def setup_game_nb(m, v, setup, fixed, strat0, params0, strat1, params1):
     """Characters (no mirror), the starting position, then the hidden Overdrive choices.
 
     ``m``: the machine pointer; ``v``: the same machine as an array, for the strategies."""
@@ -561,8 +548,8 @@ def setup_game_nb(m, v, setup, fixed, strat0, params0, strat1, params1, native0,
         pass
     elif setup == SETUP_DRAFT:
         deal0, deal1 = _deal_characters_nb(m, 3)
-        c0 = ask_nb(m, v, native0, strat0, PHASE_CHARACTER, 0, deal0, params0)
-        c1 = ask_nb(m, v, native1, strat1, PHASE_CHARACTER, 1, deal1, params1)
+        c0 = strat0(PHASE_CHARACTER, v, 0, deal0, params0)
+        c1 = strat1(PHASE_CHARACTER, v, 1, deal1, params1)
         if c0 < 0 or (deal0 >> c0) & 1 == 0:
             illegal_nb(m, 0, c0)
             return
@@ -580,10 +567,10 @@ def setup_game_nb(m, v, setup, fixed, strat0, params0, strat1, params1, native0,
             other = c1 if p == 0 else c0
             mask = pool & ~(1 << other) if other >= 0 else pool
             if p == 0:
-                c0 = ask_nb(m, v, native0, strat0, PHASE_CHARACTER, 0, mask, params0)
+                c0 = strat0(PHASE_CHARACTER, v, 0, mask, params0)
                 x = c0
             else:
-                c1 = ask_nb(m, v, native1, strat1, PHASE_CHARACTER, 1, mask, params1)
+                c1 = strat1(PHASE_CHARACTER, v, 1, mask, params1)
                 x = c1
             if x < 0 or (mask >> x) & 1 == 0:
                 illegal_nb(m, p, x)
@@ -602,12 +589,12 @@ def setup_game_nb(m, v, setup, fixed, strat0, params0, strat1, params1, native0,
     o0 = fixed[2]
     o1 = fixed[3]
     if o0 < 0:
-        o0 = ask_nb(m, v, native0, strat0, PHASE_OVERDRIVE, 0, all_od, params0)
+        o0 = strat0(PHASE_OVERDRIVE, v, 0, all_od, params0)
         if o0 < 0 or (all_od >> o0) & 1 == 0:
             illegal_nb(m, 0, o0)
             return
     if o1 < 0:
-        o1 = ask_nb(m, v, native1, strat1, PHASE_OVERDRIVE, 1, all_od, params1)
+        o1 = strat1(PHASE_OVERDRIVE, v, 1, all_od, params1)
         if o1 < 0 or (all_od >> o1) & 1 == 0:
             illegal_nb(m, 1, o1)
             return
@@ -616,8 +603,8 @@ def setup_game_nb(m, v, setup, fixed, strat0, params0, strat1, params1, native0,
     finish_setup_nb(m)
 
 
-@njit(void(MP, i8[::1], STRATEGY_T, f8[::1], STRATEGY_T, f8[::1], i8, i8), cache=True)
-def play_game_nb(m, v, strat0, params0, strat1, params1, native0, native1):
+@njit(void(MP, i8[::1], STRATEGY_T, f8[::1], STRATEGY_T, f8[::1]), cache=True)
+def play_game_nb(m, v, strat0, params0, strat1, params1):
     """Rounds until a KO, an illegal choice or the round cap (a timeout, scored as a draw)."""
     max_rounds = m[RULES_AT + R_MAX_ROUNDS]
     while not m[S_DONE]:
@@ -628,8 +615,8 @@ def play_game_nb(m, v, strat0, params0, strat1, params1, native0, native1):
             break
         h0 = m[SEAT0 + O_HAND]
         h1 = m[SEAT0 + SEAT_W + O_HAND]
-        c0 = ask_nb(m, v, native0, strat0, PHASE_PLAY, 0, h0, params0) if h0 else -1
-        c1 = ask_nb(m, v, native1, strat1, PHASE_PLAY, 1, h1, params1) if h1 else -1
+        c0 = strat0(PHASE_PLAY, v, 0, h0, params0) if h0 else -1
+        c1 = strat1(PHASE_PLAY, v, 1, h1, params1) if h1 else -1
         if h0 and (c0 < 0 or (h0 >> c0) & 1 == 0):
             illegal_nb(m, 0, c0)
             break
@@ -674,8 +661,7 @@ def write_record_nb(out, i, g, m, sid0, sid1):
     r.dmg1 = m[b1 + O_DMG]
 
 
-def _simulate_chunk(machine, start, count, key, setup, fixed, strat0, params0, strat1, params1, native0, native1, sid0,
-                    sid1, out):
+def _simulate_chunk(machine, start, count, key, setup, fixed, strat0, params0, strat1, params1, sid0, sid1, out):
     """Play games ``start .. start+count-1`` of a run into ``out`` (record_dt[count]).
 
     Game ``g`` is seeded from ``(key, g)`` alone, so any chunking gives the same rows.
@@ -688,9 +674,9 @@ def _simulate_chunk(machine, start, count, key, setup, fixed, strat0, params0, s
     for i in range(count):
         g = start + i
         seed_nb(m, M_RNG, key, g)
-        setup_game_nb(m, v, setup, fixed, strat0, params0, strat1, params1, native0, native1)
+        setup_game_nb(m, v, setup, fixed, strat0, params0, strat1, params1)
         if not m[S_DONE]:
-            play_game_nb(m, v, strat0, params0, strat1, params1, native0, native1)
+            play_game_nb(m, v, strat0, params0, strat1, params1)
         write_record_nb(out, i, g, m, sid0, sid1)
 
 

@@ -70,16 +70,3 @@ def unmanaged_nb(typingctx, src):
 
     return src(src), codegen
 
-
-@intrinsic
-def float_view_nb(typingctx, src, offset):
-    """A ``float64*`` onto the machine's int64 words from ``offset`` on (scratch space that a
-    kernel wants to hold floats; the words are reinterpreted, not converted)."""
-    if not (isinstance(src, types.CPointer) and src.dtype == types.int64 and isinstance(offset, types.Integer)):
-        return None
-
-    def codegen(cgctx, builder, sig, args):
-        p = builder.gep(args[0], [args[1]])
-        return builder.bitcast(p, cgctx.get_value_type(sig.return_type))
-
-    return types.CPointer(types.float64)(src, offset), codegen

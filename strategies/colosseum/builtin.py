@@ -28,9 +28,6 @@ def random_nb(phase, m, seat, mask, params):
     return rand_bit_nb(as_machine_nb(m), M_RNG, mask)
 
 
-# the game kernels play this strategy natively (the same draw, without a call through a pointer)
-random_nb.native = "uniform"
-
 
 @njit(cache=True)
 def greedy_nb(phase, m, seat, mask, params):
