@@ -340,6 +340,101 @@ def duel(a, b, focus, modifiers, location, duels, seed, strategy, no_cards, show
         click.echo(line)
 
 
+def _progress(total: int, label: str):
+    """A stderr progress bar that starts with the first report (a refused run prints only its error)."""
+    bars = []
+
+    def progress(n):
+        if not bars:
+            bars.append(click.progressbar(length=total, label=label, file=sys.stderr, show_pos=True, width=30))
+            bars[0].__enter__()
+        bars[0].update(n)
+
+    def close():
+        if bars:
+            bars[0].__exit__(None, None, None)
+
+    return progress, close
+
+
+def _workers(workers):
+    from balance.runs import default_workers
+
+    if workers is not None and workers <= 0:
+        raise BalanceError(f"--workers must be >= 1, got {workers}")
+    return workers or default_workers()
+
+
+@cli.command()
+@click.argument("game")
+@click.option("--games", "n_games", default=None, type=int,
+              help="deals to play (default: the game's gate budget, see balance/drift.py)")
+@_setup_options
+@click.option("--swap/--no-swap", default=None,
+              help="play every deal in both seat orders (default: when the swapped deal is a new game)")
+@click.option("--workers", default=None, type=int, help="processes (default: all cores)")
+@click.option("--out", required=True, type=click.Path(dir_okay=False), help="baseline file, e.g. reports/baselines/NAME.json")
+def baseline(game, n_games, seed, setup, strategy, param, matchup, data, override, plugin, game_set, players, swap,
+             workers, out):
+    """Run GAME and store a drift baseline: settings, a copy of the data, record digests, tracked rows."""
+    from balance import drift
+
+    _plugins(plugin)
+    registry.get_game(game)
+    workers = _workers(workers)
+    deals = n_games if n_games is not None else drift.default_deals(game)
+    spec = _spec(game, deals, seed, setup, strategy, param, matchup, data, override, None, plugin,
+                 _options(game_set, players))
+    progress, close = _progress(spec.games, game)
+    try:
+        doc = drift.make_baseline(spec, swap, workers, progress=progress)
+    finally:
+        close()
+    drift.write_baseline(doc, Path(out))
+    n_rows = sum(len(v) for v in doc["summary"].values())
+    click.echo(f"baseline {out}: {drift.describe_baseline(doc)}; {n_rows} tracked rows in "
+               f"{', '.join(doc['summary'])}; {doc['seconds']:.1f} s")
+
+
+@cli.command("drift")
+@click.argument("baseline_file", metavar="BASELINE", type=click.Path())
+@click.option("--data", default=None, type=click.Path(file_okay=False), help="the data folder to test (default: the packaged data)")
+@click.option("--override", multiple=True, metavar="KEY=VALUE", help="change one data field, e.g. characters.terry.hp=18")
+@click.option("--tolerance", default=100 * 0.01, show_default=True, type=float, metavar="POINTS",
+              help="the shift (percentage points) the gate is built to catch; smaller estimated shifts than half of it "
+                   "never fail")
+@click.option("--fwer", default=0.05, show_default=True, type=float, help="family-wise error rate over all rows (Holm)")
+@click.option("--exact", is_flag=True, help="also fail (exit 1) when the records are not bit-identical (refactors)")
+@click.option("--all", "show_all", is_flag=True, help="list every tested row, not only the moved ones")
+@click.option("--json", "json_out", default=None, type=click.Path(dir_okay=False), help="also write the result as JSON")
+@click.option("--workers", default=None, type=int, help="processes (default: all cores)")
+def drift_cmd(baseline_file, data, override, tolerance, fwer, exact, show_all, json_out, workers):
+    """Re-run a BASELINE's settings on its seeds and compare: exit 0 nothing moved, 1 drift, 2 bad input.
+
+    Exact tier: the baseline's own data under this code must give identical records (else: behaviour
+    changed, with the rows that moved). Statistical tier: the current data against the baseline, paired on
+    the same deals, every tracked win rate tested at a family-wise error rate (Holm)."""
+    from balance import drift
+
+    workers = _workers(workers)
+    if not 0 < tolerance < 100:
+        raise BalanceError(f"--tolerance is in percentage points, above 0 and below 100; got {tolerance:g}")
+    doc = drift.load_baseline(Path(baseline_file))
+    progress, close = _progress(doc["deals"], doc["game"])
+    try:
+        res = drift.drift(Path(baseline_file), data=data, overrides=override, tolerance=tolerance / 100, fwer=fwer,
+                          workers=workers, exact=exact, progress=progress)
+    finally:
+        close()
+    for line in drift.format_result(res, show_all=show_all):
+        click.echo(line)
+    click.echo(f"({res.seconds:.1f} s)")
+    if json_out:
+        Path(json_out).write_text(json.dumps(drift.result_json(res), indent=1, ensure_ascii=False))
+    if res.exit_code:
+        sys.exit(res.exit_code)
+
+
 def main(argv=None):
     """Entry point: user errors are one line on stderr and exit code 2 (1 is kept for drift)."""
     try:

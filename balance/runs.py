@@ -54,6 +54,7 @@ class RunSpec:
     chunk_size: int = DEFAULT_CHUNK
     plugins: list[str] = field(default_factory=list)
     options: dict = field(default_factory=dict)  # game options (--set KEY=VALUE, --players N)
+    swap_seats: bool = False  # play each deal with the seats' deals exchanged (the game's simulate_chunk reads it)
 
     def normalised(self) -> "RunSpec":
         if self.games <= 0:
@@ -78,6 +79,7 @@ class RunSpec:
             strategies=strategies, strategy_params=params, matchup=list(self.matchup) if self.matchup else None,
             data_dir=str(Path(self.data_dir).resolve()) if self.data_dir else None, overrides=list(self.overrides),
             chunk_size=int(self.chunk_size), plugins=list(self.plugins), options=dict(self.options),
+            swap_seats=bool(self.swap_seats),
         )
 
 
@@ -92,7 +94,8 @@ class Prepared:
         mod = self.game.module
         self.data = mod.load_data(spec.data_dir, spec.overrides)
         self.tables = mod.build_tables(self.data)
-        self.settings = {"setup": spec.setup, "matchup": spec.matchup, "options": dict(spec.options)}
+        self.settings = {"setup": spec.setup, "matchup": spec.matchup, "options": dict(spec.options),
+                         "swap_seats": bool(spec.swap_seats)}
         mod.check_settings(self.tables, self.settings)
         self.strategies = [registry.get_strategy(spec.game, n) for n in spec.strategies]
         self.params = [s.resolve_params(p) for s, p in zip(self.strategies, spec.strategy_params)]

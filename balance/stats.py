@@ -101,3 +101,138 @@ def meta_game(P, games=None, min_games: int = 0):
     P[filled] = 0.5
     x, _, value = zero_sum_equilibrium(P - 0.5)
     return {"mix": x, "weighted": P @ x, "dominated": x < 1e-9, "value": value, "filled": int(filled.sum())}
+
+
+# ----------------------------------------------------------------------------- drift tests
+# The drift gate (balance/drift.py) compares a tracked rate (wins / seat-games of one row, e.g. a
+# character) between two runs. Games are independent *clusters*: a game (or a deal played in both seat
+# orders) adds n_c seat-games and w_c wins to a row. Everything below works from per-row sums over the
+# clusters, so a stored baseline needs only a handful of integers per row.
+def norm_sf(z):
+    """Upper tail of the standard normal, P(Z > z) (arrays or scalars)."""
+    from math import erfc, sqrt
+
+    z = np.asarray(z, dtype=np.float64)
+    return np.vectorize(lambda x: 0.5 * erfc(x / sqrt(2.0)), otypes=[np.float64])(z)
+
+
+def norm_ppf(p: float) -> float:
+    """Quantile of the standard normal."""
+    from statistics import NormalDist
+
+    return NormalDist().inv_cdf(float(p))
+
+
+def ratio_variance(N, W, sww, swn, snn, clusters: int | None = None):
+    """Variance of the ratio estimator ``p = W / N`` over independent clusters (delta method).
+
+    ``sww``, ``swn``, ``snn`` are the sums over clusters of ``w_c**2``, ``w_c*n_c`` and ``n_c**2``:
+    ``Var(p) = sum_c (w_c - p n_c)**2 / N**2``, times ``C / (C - 1)`` when ``clusters`` is given.
+    With one seat-game per cluster this is the binomial ``p (1 - p) / N``.
+    """
+    N = np.asarray(N, dtype=np.float64)
+    W = np.asarray(W, dtype=np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = W / N
+        v = (np.asarray(sww, np.float64) - 2 * p * np.asarray(swn, np.float64)
+             + p * p * np.asarray(snn, np.float64)) / (N * N)
+    v = np.where(N > 0, np.maximum(v, 0.0), np.nan)
+    if clusters and clusters > 1:
+        v = v * clusters / (clusters - 1)
+    return v
+
+
+def paired_difference(a: dict, b: dict, cross: dict, clusters: int | None = None):
+    """Shift ``p_b - p_a`` of a row measured on the *same* clusters (same seeds) in runs a and b.
+
+    ``a``/``b``: dicts of arrays ``N, W, ww, wn, nn`` (sums over clusters, see :func:`ratio_variance`);
+    ``cross``: sums over clusters of ``w_a w_b`` (``ww``), ``w_a n_b`` (``wn``), ``n_a w_b`` (``nw``),
+    ``n_a n_b`` (``nn``). The variance is that of ``sum_c u_c`` with
+    ``u_c = (w_bc - p_b n_bc) / N_b - (w_ac - p_a n_ac) / N_a``: common random numbers make the two
+    terms correlated and the shift's variance small. Returns ``(shift, standard error)``.
+    """
+    f = {k: np.asarray(v, dtype=np.float64) for k, v in a.items()}
+    g = {k: np.asarray(v, dtype=np.float64) for k, v in b.items()}
+    x = {k: np.asarray(v, dtype=np.float64) for k, v in cross.items()}
+    with np.errstate(invalid="ignore", divide="ignore"):
+        pa = f["W"] / f["N"]
+        pb = g["W"] / g["N"]
+        saa = f["ww"] - 2 * pa * f["wn"] + pa * pa * f["nn"]
+        sbb = g["ww"] - 2 * pb * g["wn"] + pb * pb * g["nn"]
+        sab = x["ww"] - pb * x["wn"] - pa * x["nw"] + pa * pb * x["nn"]
+        v = sbb / g["N"] ** 2 + saa / f["N"] ** 2 - 2 * sab / (f["N"] * g["N"])
+    v = np.maximum(v, 0.0)
+    if clusters and clusters > 1:
+        v = v * clusters / (clusters - 1)
+    return pb - pa, np.sqrt(v)
+
+
+def unpaired_difference(a: dict, b: dict, clusters_a: int | None = None, clusters_b: int | None = None):
+    """Shift ``p_b - p_a`` between independent runs (different seeds, or code that changed every game):
+    the two ratio variances add. Returns ``(shift, standard error)``."""
+    va = ratio_variance(a["N"], a["W"], a["ww"], a["wn"], a["nn"], clusters_a)
+    vb = ratio_variance(b["N"], b["W"], b["ww"], b["wn"], b["nn"], clusters_b)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        d = np.asarray(b["W"], np.float64) / np.asarray(b["N"], np.float64) - \
+            np.asarray(a["W"], np.float64) / np.asarray(a["N"], np.float64)
+    return d, np.sqrt(va + vb)
+
+
+def two_sided_p(d, se):
+    """p-value of 'no shift' for a normal estimate ``d`` with standard error ``se``; an exactly zero
+    shift with zero error gives 1, a non-zero shift with zero error gives 0."""
+    d = np.asarray(d, dtype=np.float64)
+    se = np.asarray(se, dtype=np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        z = np.abs(d) / se
+    z = np.where(se > 0, z, np.where(d == 0, 0.0, np.inf))
+    return np.minimum(1.0, 2.0 * norm_sf(z))
+
+
+def holm(pvalues, alpha: float = 0.05):
+    """Holm's step-down procedure: ``(reject, adjusted)`` for family-wise error rate ``alpha``.
+
+    Sort the m p-values; reject the i-th smallest (from 0) while ``p <= alpha / (m - i)``; the first
+    failure stops. Adjusted p-values: running maximum of ``(m - i) p_(i)``, capped at 1. Valid under any
+    dependence between the tests (complementary rows such as seat 1 / seat 2 included).
+    """
+    p = np.asarray(pvalues, dtype=np.float64)
+    m = p.size
+    order = np.argsort(p, kind="stable")
+    adj_sorted = np.maximum.accumulate(np.minimum(1.0, (m - np.arange(m)) * p[order])) if m else p
+    adjusted = np.empty(m)
+    adjusted[order] = adj_sorted
+    reject = adjusted <= alpha
+    return reject, adjusted
+
+
+def detectable_shift(se, alpha: float, power: float = 0.8, tests: int = 1):
+    """The shift a two-sided test at level ``alpha / tests`` (Bonferroni: Holm's first step) detects with
+    probability ``power`` when the estimate's standard error is ``se``: ``(z_{1-a/2m} + z_power) se``."""
+    z = norm_ppf(1 - alpha / (2 * max(tests, 1))) + norm_ppf(power)
+    return z * np.asarray(se, dtype=np.float64)
+
+
+def sprt_bounds(alpha: float = 0.05, beta: float = 0.05) -> tuple[float, float]:
+    """Wald's SPRT bounds on the log-likelihood ratio: accept H0 at or below ``ln(beta / (1 - alpha))``,
+    H1 at or above ``ln((1 - beta) / alpha)`` (fishtest's defaults alpha = beta = 0.05: -2.944, +2.944)."""
+    from math import log
+
+    return log(beta / (1 - alpha)), log((1 - beta) / alpha)
+
+
+def gsprt_llr(d, se, delta: float):
+    """Normal-approximation (generalized SPRT) log-likelihood ratio of 'the row shifted by +-delta' against
+    'no shift', for an estimate ``d`` with standard error ``se``: the alternative is the two-sided mixture
+    ``log((exp(l+) + exp(l-)) / 2)`` with ``l+- = (d**2 - (d -+ delta)**2) / (2 se**2)``."""
+    d = np.asarray(d, dtype=np.float64)
+    se = np.asarray(se, dtype=np.float64)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        v = 2 * se * se
+        lp = (d * d - (d - delta) ** 2) / v
+        lm = (d * d - (d + delta) ** 2) / v
+        hi = np.maximum(lp, lm)
+        llr = hi + np.log1p(np.exp(np.minimum(lp, lm) - hi)) - np.log(2.0)
+    # zero standard error: the estimate is exact; at least half the shift is evidence for H1
+    exact = np.where(np.abs(d) * 2 >= delta, np.inf, -np.inf)
+    return np.where(se > 0, llr, exact)
