@@ -17,9 +17,6 @@ weighted row of ``M`` (greedy, reader) never build the matrix.
 """
 import numpy as np
 from numba import njit
-from numba.types import float64 as f8
-from numba.types import int64 as i8
-from numba.types import void
 
 from simulators.colosseum.effects_nb import (
     ability_damage_hint_nb, card_kind_nb, dice_index_nb, od_damage_hint_nb, od_nb,
@@ -31,7 +28,6 @@ from simulators.colosseum.enums import (
 from simulators.colosseum.rules_nb import (
     card_range_nb, combine_moves_nb, hit_damage_nb, move_dest_nb, od_ready_mask_di_nb, od_ready_mask_nb,
 )
-from simulators.common.memory_nb import MACHINE_PTR as MP
 from simulators.common.memory_nb import as_machine_nb
 from simulators.common.rng_nb import popcount_nb, rand_below_nb, rand_bit_nb, rand_float_nb
 
@@ -62,7 +58,7 @@ _END = _MOVERS + 2
 assert _END <= STRAT_SCRATCH_N
 
 
-@njit(void(MP, i8), cache=True)
+@njit(cache=True)
 def prepare_payoff_nb(m, seat):
     """Fill the strategy scratch with what ``payoff_cell_nb`` needs for ``seat`` now."""
     s = STRAT_SCRATCH_AT
@@ -277,7 +273,7 @@ def integral_nb(x):
     return abs(x) <= _INT_KNOB and float(int(x)) == x
 
 
-@njit(void(MP, i8), cache=True)
+@njit(cache=True)
 def prepare_int_payoff_nb(m, ko):
     """After ``prepare_payoff_nb``: the integer values of the frequent outcomes for KO bonus ``ko``."""
     s = STRAT_SCRATCH_AT
@@ -382,7 +378,7 @@ def _icell_od_nb(m, i, j):
     return total, o_hi - o_lo
 
 
-@njit(void(MP, i8, f8, f8[:, ::1]), cache=True)
+@njit(cache=True)
 def _fill_payoff_nb(m, seat, ko_bonus, M):
     prepare_payoff_nb(m, seat)
     for i in range(N_SLOTS):
@@ -422,7 +418,7 @@ def argmax_masked_nb(m, values, mask):
     return pick
 
 
-@njit(i8(MP, i8, i8), cache=True)
+@njit(cache=True)
 def pick_overdrive_nb(m, seat, mask):
     """The heuristics' Overdrive choice: the one whose first-stage conditions hold at the most
     distances in the starting position, weighted by its first-stage damage (ties at random)."""
@@ -455,7 +451,7 @@ def _low_bit_nb(bits):
     return popcount_nb((bits & -bits) - 1)
 
 
-@njit(i8(MP, i8, i8), cache=True)
+@njit(cache=True)
 def int_pick_nb(m, mask, omask):
     """argmax over ``mask`` (ties at random, as ``argmax_masked_nb``) of the rows of ``M``
     weighted by ``_WJ`` over ``omask``; after ``prepare_int_payoff_nb``.
@@ -610,7 +606,7 @@ def int_pick_nb(m, mask, omask):
     return pick
 
 
-@njit(i8(MP, i8, i8, f8), cache=True)
+@njit(cache=True)
 def greedy_play_nb(m, seat, mask, ko_bonus):
     """The hand slot with the best mean payoff against the opponent's legal cards."""
     prepare_payoff_nb(m, seat)
@@ -634,7 +630,7 @@ def greedy_play_nb(m, seat, mask, ko_bonus):
     return pick
 
 
-@njit(i8(MP, i8, i8, f8, f8, f8), cache=True)
+@njit(cache=True)
 def reader_play_nb(m, seat, mask, prior, repeat_weight, ko_bonus):
     """The hand slot with the best payoff against the opponent's predicted card: weights
     ``prior`` + times played, + ``repeat_weight`` on its last card, over its legal cards."""
