@@ -92,6 +92,68 @@ def _blade_rondo_invariants(prep, recs) -> None:
     assert (recs["rounds"] >= 1).all()
 
 
+def _solo_common(prep, recs) -> None:
+    """Blade Rondo solo: life within its bounds, a KO leaves the loser at 0 (the player is seat 0)."""
+    from simulators.blade_rondo import enums as BE
+
+    r = prep.tables.data.files["rules"]
+    life = np.stack([recs["life0"], recs["life1"]], axis=1).astype(int)
+    assert ((life >= 0) & (life <= r["life_cap"])).all()
+    assert ((recs["used0"].astype(np.uint64) & np.uint64(1)) == 0).all()
+    end = recs["end_reason"]
+    assert np.isin(end, [BE.END_KO, BE.END_DOUBLE_KO, BE.END_TIMEOUT, BE.END_SPECIAL]).all()
+    assert (life[end == BE.END_TIMEOUT] > 0).all()
+
+
+def _maria_invariants(prep, recs) -> None:
+    """Maria: 7 cards from the setup's box, used cards from the hand; KO winner alive, loser at 0; Maria's
+    cards drawn come from her deck (rows 1..15), performed ones were drawn (or are her card, row 0)."""
+    from simulators.blade_rondo import enums as BE
+
+    _solo_common(prep, recs)
+    r = prep.tables.data.files["rules"]
+    life = np.stack([recs["life0"], recs["life1"]], axis=1).astype(int)
+    w = recs["winner"].astype(int)
+    ko = np.flatnonzero(recs["end_reason"] == BE.END_KO)
+    assert (life[ko, w[ko]] > 0).all() and (life[ko, 1 - w[ko]] == 0).all()
+    hand = recs["hand0"].astype(np.uint64)
+    dup = recs["dup0"].astype(np.uint64)
+    assert all(bin(int(h)).count("1") + bin(int(d)).count("1") == r["hand_size"] for h, d in zip(hand, dup))
+    assert ((recs["used0"].astype(np.uint64) & ~hand) == 0).all()
+    box = set(prep.tables.boxes[prep.tables.data.files["solo"]["maria"]["box"]])
+    if prep.settings["setup"] == "maria":
+        bits = int(np.bitwise_or.reduce(hand))
+        assert all(n in box for n in range(1, 61) if (bits >> n) & 1), "a card outside the box"
+    deck = sum(1 << k for k in range(1, len(prep.tables.solo.sc_keys)))
+    drawn = recs["maria_drawn"].astype(np.int64)
+    assert ((drawn & ~deck) == 0).all()
+    assert ((recs["maria_done"].astype(np.int64) & ~(drawn | 1)) == 0).all()
+
+
+def _campaign_invariants(prep, recs) -> None:
+    """The campaign: battles played = won + the lost one; a loss ends it; Ideas of each battle's level;
+    4 kept cards; never a Preparation card in a hand (they are the amulets)."""
+    _solo_common(prep, recs)
+    f = prep.tables.data.files
+    levels = np.array([f["ideas"][k]["level"] for k in prep.tables.solo.idea_keys])
+    ideas = np.stack([recs[f"idea_{b}"] for b in range(1, 6)], axis=1).astype(int)
+    assert (levels[ideas] == np.array(f["solo"]["campaign"]["battles"])).all()
+    turns = np.stack([recs[f"turns_{b}"] for b in range(1, 6)], axis=1).astype(int)
+    won = recs["battles_won"].astype(int)
+    lost = recs["lost_battle"].astype(int)
+    assert ((turns > 0).sum(axis=1) == won + (lost > 0)).all()
+    assert ((recs["winner"] == 0) == (won == 5)).all() and ((lost == 0) == (won == 5)).all()
+    assert (recs["turns_total"] == turns.sum(axis=1)).all()
+    assert (turns.max(axis=1) <= prep.game.module.max_rounds(prep.tables)).all()
+    start = recs["hand_start"].astype(np.uint64)
+    dup = recs["dup_start"].astype(np.uint64)
+    assert all(bin(int(h)).count("1") + bin(int(d)).count("1") == f["solo"]["campaign"]["keep"]
+               for h, d in zip(start, dup))
+    amulets = np.uint64(sum(1 << n for n in prep.tables.solo.amulets))
+    for col in ("hand_start", "hand_end", "rewards", "used0"):
+        assert (recs[col].astype(np.uint64) & amulets == 0).all()
+
+
 GAME_FACTS = {
     "colosseum": {
         "max_hp": _colosseum_max_hp,  # per character id
@@ -103,6 +165,18 @@ GAME_FACTS = {
         "invariants": _blade_rondo_invariants,
         "timeout_override": "rules.max_turns=3",
         "setups": ("nt", "gg", "base", "blade_strom", "nt_first_battle", "gg_first_battle_pick", "gg_mixed"),
+        "decisive_end": "ko",
+    },
+    "blade_rondo_maria": {
+        "invariants": _maria_invariants,
+        "timeout_override": "rules.max_turns=3",
+        "setups": ("maria", "maria_first_test"),
+        "decisive_end": "ko",
+    },
+    "blade_rondo_campaign": {
+        "invariants": _campaign_invariants,
+        "timeout_override": "rules.max_turns=3",
+        "setups": ("campaign",),
         "decisive_end": "ko",
     },
     "rose_duel": {

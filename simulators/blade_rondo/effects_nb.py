@@ -45,12 +45,16 @@ from simulators.blade_rondo.enums import (
     EV_LOSE,
     EV_PARAM,
     EV_PHOS,
+    EV_SO_REVIVE,
     F_ADJ,
     F_DEALT,
     F_HALVE,
     F_SEAT,
     FRAME_W,
     FRAMES,
+    ID_REVIVE,
+    ID_WIDTH,
+    IDEA_AT,
     L_CARD,
     L_HOST,
     L_ORDER,
@@ -59,6 +63,7 @@ from simulators.blade_rondo.enums import (
     L_SUB,
     L_WHERE,
     L_ZONE,
+    M_SOLO,
     M_TRACE_AT,
     M_TRACE_CAP,
     M_TRACE_CUT,
@@ -129,6 +134,10 @@ from simulators.blade_rondo.enums import (
     SLOT0,
     SLOT_W,
     SLOTS,
+    SO_IDEA,
+    SO_REVIVE,
+    SOLO0,
+    SOLO_CAMPAIGN,
     ST_AURA,
     ST_NOGAIN,
     ST_PHOS,
@@ -243,6 +252,8 @@ def decide_nb(m, v, s0, p0, s1, p1, phase, seat, mask):
     with its phase, value and mask for the scenario errors); the lowest legal choice is
     returned so that the caller can unwind normally."""
     if mask & (mask - 1) == 0:
+        return lowest_bit_nb(mask)
+    if seat == 1 and m[M_SOLO] != 0:  # a scripted opponent never asks a strategy: the rules' default
         return lowest_bit_nb(mask)
     c = s0(phase, v, seat, mask, p0) if seat == 0 else s1(phase, v, seat, mask, p1)
     if c < 0 or c > 62 or (mask >> c) & 1 == 0:
@@ -373,6 +384,13 @@ def check_ko_nb(m):
     l1 = m[SEAT0 + SEAT_W + O_LIFE]
     if l0 > 0 and l1 > 0:
         return False
+    if l1 <= 0 and m[M_SOLO] == SOLO_CAMPAIGN and m[SOLO0 + SO_REVIVE] > 0:  # the Idea's continuing Revive
+        m[SOLO0 + SO_REVIVE] -= 1
+        l1 = m[IDEA_AT + m[SOLO0 + SO_IDEA] * ID_WIDTH + ID_REVIVE]
+        m[SEAT0 + SEAT_W + O_LIFE] = l1
+        emit_nb(m, 1, EV_SO_REVIVE, l1, 0, 0)
+        if l0 > 0:
+            return False
     m[S_DONE] = 1
     if l0 <= 0 and l1 <= 0:
         m[S_WINNER] = -1

@@ -47,8 +47,14 @@ PH_REVEALED = 11  # local slots of the opponent's revealed cards: the one to dis
 PH_OPTION = 12  # bit 0: no, bit 1: yes (context S_CTX_OP: the step asking)
 PH_COIN_PLACE = 13  # local hand slots with gold coins that fit, BIT_END: done
 PH_COIN_RETURN = 14  # global slots of own gold-coin Set Area cards, GBIT_NONE: done (when enough)
+PH_REWARD = 15  # solo campaign: card numbers of the drawn reward cards still to pick; bit 0: take the Idea
+PH_REMOVE = 16  # solo campaign: card numbers of the hand (and the rewards) when it holds more than 7: remove one
+PH_AMULET = 17  # solo campaign: amulet indices 0..3 that may answer the Idea's action, BIT_END: pass
+PH_LIST_PICK = 18  # solo Maria: scripted-card rows (SC) of Maria's Action List cards to skip next turn
+PH_IDEA_ACTION = 19  # solo campaign: indices of the Idea's actions (0..5), the one not performed next turn
 PHASE_NAMES = ("keep", "ban", "action", "x", "respond", "pay", "phosphorescence", "mode", "subordinate",
-               "set_card", "hand", "revealed", "option", "coin_place", "coin_return")
+               "set_card", "hand", "revealed", "option", "coin_place", "coin_return", "reward", "remove", "amulet",
+               "list_pick", "idea_action")
 
 # --- setups (kernel modes; game.py maps the setup names)
 SM_DEAL, SM_SPLIT_RANDOM, SM_SPLIT_PICK, SM_FIXED, SM_BAN = 0, 1, 2, 3, 4
@@ -79,6 +85,8 @@ P_WIDTH = 6
 # conditions (guard the next P_THEN rows; when false run the P_ELSE rows after them instead)
 IF_DAY, IF_NIGHT, IF_DEALT, IF_HAND_EMPTY, IF_DOLLS_AT_LEAST = 1, 2, 3, 4, 5
 IF_NO_DOLL_DISCARD, IF_SYM_USED_BEFORE, IF_OPP_VOLT_AT_LEAST, IF_LIFE_ZERO = 6, 7, 8, 9
+# solo conditions (Maria, the Idea campaign)
+IF_LAST_IN_LIST, IF_OPP_LIFE_AT_MOST, IF_IDEA_LEVEL_AT_MOST, IF_ROUND_LEVEL_PLUS = 10, 11, 12, 13
 # optional steps that guard the next P_THEN rows ("you may ...; if you do, ...")
 DO_MAY_DISCARD_BREATH, DO_MAY_DISCARD_SUB = 20, 21
 LAST_GUARD = 31  # ops <= LAST_GUARD guard rows
@@ -88,6 +96,7 @@ DO_COST_MOD, DO_DEALT_MOD, DO_RECV_MOD, DO_THIS_DMG, DO_ATTACH, DO_SUMMON, DO_NE
 DO_NEG_UNLESS_PAY, DO_LOCK_SYMBOL, DO_NEG_SUBS, DO_NEG_ATTACKS, DO_SWAP, DO_SEAL, DO_REVIVE = 47, 48, 49, 50, 51, 52, 53
 DO_OPP_DISCARDS, DO_REVEAL_DISCARD, DO_REUSE, DO_PERFORM, DO_CHOOSE_ONE, DO_SUB_ACTS = 54, 55, 56, 57, 58, 59
 DO_DISCARD_SUB, DO_RETURN_SUB, DO_PAY_EXTRA, DO_DISCARD_SET, DO_WIN = 60, 61, 62, 63, 64
+DO_SKIP_LIST_CARD, DO_SKIP_IDEA_ACTION = 65, 66  # solo: a Maria card / an Idea action not performed next turn
 DO_JUMP = 30  # compiled, not data: skip P_A rows (the end of a guard's then-block with an else-block)
 
 # --- rules vector (rules.toml)
@@ -101,6 +110,8 @@ M_TRACE_AT, M_TRACE_CAP, M_TRACE_N, M_TRACE_CUT = 0, 1, 2, 3  # trace offset, ca
 M_SCRIPT_AT, M_SCRIPT_N, M_SCRIPT_HEAD = 4, 5, 6  # scripted answers (scenarios): offset, rows, 2 heads
 M_RNG = 8  # 4 slots: the game's xoshiro256** state
 M_N_PROG = 12
+M_SOLO = 13  # 0: two players; SOLO_MARIA / SOLO_CAMPAIGN: seat 1 is scripted by the rules (solo_nb)
+SOLO_NONE, SOLO_MARIA, SOLO_CAMPAIGN = 0, 1, 2
 
 # --- state: global
 STATE0 = 16
@@ -145,7 +156,8 @@ F_SEAT, F_CARD, F_SLOT, F_SUB, F_ACTION, F_SYM, F_NEG, F_DEALT = 0, 1, 2, 3, 4, 
 F_ADJ, F_HALVE, F_NOADD, F_PEND, F_X, F_ATTACK, F_COST, F_KIND = 8, 9, 10, 11, 12, 13, 14, 15
 F_PREV_USED = 16  # symbols used this turn before this action (Topaz)
 FRAME_W = 20
-K_CARD, K_SUB, K_SUBACTION = 0, 1, 2  # F_KIND
+K_CARD, K_SUB, K_SUBACTION, K_SOLO = 0, 1, 2, 3  # F_KIND (K_SOLO: a scripted action: Maria's, an Idea's, an
+# Afterglow's; F_CARD its scripted card row or Idea, F_SLOT its Action List position or action index)
 QUEUE = FRAMES + FRAME_W
 Q_KIND, Q_SEAT, Q_CARD, Q_SLOT, Q_SUB, Q_ACTION, Q_COST = 0, 1, 2, 3, 4, 5, 6
 Q_W = 8
@@ -155,10 +167,35 @@ Q_MAX = 16
 DRAFT = QUEUE + Q_MAX * Q_W
 POOL = DRAFT + 2 * N_IDS
 POOL_MAX = 80
-STATE_END = POOL + POOL_MAX
+STATE_END = POOL + POOL_MAX  # the two-player state (a new battle of the campaign clears only this)
+
+# --- state: the solo block (kept across the battles of a campaign; cleared per game by solo_nb)
+SOLO0 = STATE_END
+SO_DECK_N, SO_DECK_TOP, SO_PENDING, SO_LIST_N, SO_RLIST_N = 0, 1, 2, 3, 4  # Maria's deck, waiting card, lists
+SO_SKIP, SO_USED_T, SO_DISC, SO_DRAWN, SO_DONE_ONCE, SO_SEALED = 5, 6, 7, 8, 9, 10  # scripted-card (SC) masks
+SO_RESPONDED, SO_FIRST_TEST, SO_IDEA, SO_BATTLE, SO_LIMUSED, SO_ISKIP = 11, 12, 13, 14, 15, 16
+SO_AMULETS, SO_AMULET_USED, SO_GLOWS, SO_SDECK_N, SO_SDECK_TOP, SO_REVIVE = 17, 18, 19, 20, 21, 22
+SO_TURNS_TOTAL, SO_HAND_START, SO_DUP_START, SO_REWARDS, SO_USED_ALL, SO_HAND_N = 23, 24, 25, 26, 27, 28
+SO_WON, SO_IDEA_TAKEN, SO_REWARD_DUP, SO_GLOW_N, SO_SETTRIG, SO_LOST, SO_SKIPPED_ONCE = 29, 30, 31, 32, 33, 34, 35
+SO_IDEAS = 40  # 5: the Idea of each battle
+SO_BTURNS = 45  # 5: turns of each battle played
+SO_BLIFE = 50  # 5: the player's life at the end of each battle
+SO_AMULET_ID = 55  # 4: the amulets' card numbers
+SO_HAND = 60  # 8: the campaign hand (card numbers)
+SO_GLOW_LIST = 68  # 4: Ideas obtained, in the order obtained (their Afterglows)
+SO_DECK = 72  # 32: Maria's deck (SC rows), drawn from SO_DECK_TOP on
+SO_LIST = 104  # 32: Maria's Action List (SC rows), position 0 = the Maria card
+SO_RLIST = 136  # 32: the Response List: responder rows (RS), head first
+SO_SDECK = 168  # 40: the campaign's Sword deck (card numbers), drawn from SO_SDECK_TOP on
+SOLO_W = 216
+SOLO_END = SOLO0 + SOLO_W  # the planner saves and restores STATE0..SOLO_END
+MAX_SC = 32  # scripted cards: the Maria card and her deck
+MAX_RS = 32  # responders: Maria's Preparation cards, the Ideas' continuing responses
+MAX_IDEAS = 16
+IDEA_ACTS = 6
 
 # --- tables
-RULES_AT = STATE_END
+RULES_AT = SOLO_END
 CARDS_AT = RULES_AT + R_WIDTH
 C_NO, C_COST, C_LIMITED, C_TYPE, C_COINS, C_RESP, C_RESPIF, C_RESPIF_N = 0, 1, 2, 3, 4, 5, 6, 7
 C_FORGE, C_FORGE_N, C_SAC, C_SAC_N, C_EFF, C_EFF_N, C_AFTER, C_AFTER_N = 8, 9, 10, 11, 12, 13, 14, 15
@@ -178,12 +215,14 @@ ST_WIDTH = 16
 ACTIONS_AT = STATUS_AT + MAX_STATUS * ST_WIDTH
 A_SYM, A_SYM_NIGHT, A_COST, A_PROG, A_PROG_N, A_NCH, A_ATTACK = 0, 1, 2, 3, 4, 5, 6
 A_CH = 7  # 4 action ids of a choice
-A_WIDTH = 12
-MAX_ACTIONS = 48
+A_SAC, A_SAC_N = 11, 12  # Compensation (代償) rows: with the cost, never negated
+A_WIDTH = 14
+MAX_ACTIONS = 128
 SETUP_AT = ACTIONS_AT + MAX_ACTIONS * A_WIDTH
 SU_MODE, SU_N0, SU_N1, SU_FIRST = 0, 1, 2, 3
 SU_LIST0 = 8  # POOL_MAX card ids
 SU_LIST1 = SU_LIST0 + POOL_MAX
+SU_SWAP = 4  # 1: the seats' deals exchanged (RunSpec.swap_seats: the drift gate's seat-swapped pairs)
 SETUP_W = SU_LIST1 + POOL_MAX
 # strategy hints per card id (derived from the data by game.py for the heuristics, never read by rules)
 HINTS_AT = SETUP_AT + SETUP_W
@@ -192,7 +231,38 @@ H_WIDTH = 8
 HINT_NONE, HINT_ATTACK, HINT_BUFF, HINT_HEAL, HINT_SUMMON, HINT_RESPONSE, HINT_DEFENCE, HINT_OTHER = range(8)
 # derived per card id (game.py), for the action mask's fast path: cost | type << 8 | needs_full_check << 16
 DESC_AT = HINTS_AT + N_IDS * H_WIDTH
-PROG_AT = DESC_AT + N_IDS
+# solo tables (solo.py): scripted cards (SC: the Maria card, her deck), responders (RS), Ideas (ID), solo settings
+SC_AT = DESC_AT + N_IDS
+SC_TYPE, SC_LIMITED, SC_PRELIM, SC_ROLE, SC_RS, SC_NACT, SC_ACT = 0, 1, 2, 3, 4, 5, 6  # SC_ACT: 4 action ids
+SC_WIDTH = 10
+SC_ROLE_MARIA, SC_ROLE_DECK = 0, 1
+RS_AT = SC_AT + MAX_SC * SC_WIDTH
+RS_SYM, RS_IF, RS_IF_N, RS_EFF, RS_EFF_N, RS_LIMITED, RS_SC = 0, 1, 2, 3, 4, 5, 6  # RS_SC: its Maria card or -1
+RS_WIDTH = 8
+IDEA_AT = RS_AT + MAX_RS * RS_WIDTH
+ID_LEVEL, ID_STARTUP, ID_ATK, ID_DEF, ID_LIFE, ID_NACT, ID_REVIVE, ID_REVIVE_N = 0, 1, 2, 3, 4, 5, 6, 7
+ID_ACT = 8  # IDEA_ACTS action ids
+ID_REP = ID_ACT + IDEA_ACTS  # how many times each is performed
+ID_LIMMASK = ID_REP + IDEA_ACTS  # bit j: action j is Limited (performed once per battle)
+ID_RS0, ID_RS_N, ID_SET, ID_SET_N = ID_LIMMASK + 1, ID_LIMMASK + 2, ID_LIMMASK + 3, ID_LIMMASK + 4
+ID_AURA = ID_SET_N + 1  # AURA_W: the Idea's own continuing modifiers
+ID_PAURA = ID_AURA + 8  # AURA_W: continuing modifiers of the player
+ID_GAURA = ID_PAURA + 8  # AURA_W: the Afterglow's modifiers for its owner
+ID_GLOW_N = ID_GAURA + 8
+ID_GLOW_ACT = ID_GLOW_N + 1  # 4 actions the Afterglow performs at the start of its owner's turn
+ID_WIDTH = ID_GLOW_ACT + 4
+SOLO_RULES_AT = IDEA_AT + MAX_IDEAS * ID_WIDTH
+SR_MARIA_SC, SR_DECK_N, SR_HAND_MAX, SR_KEEP_DRAW, SR_KEEP, SR_N_BATTLES, SR_N_IDEAS = 0, 1, 2, 3, 4, 5, 6
+SR_BATTLE_LEVEL = 8  # 5: the level of each battle
+SR_REWARD_DRAW = 13  # 4: cards drawn after a win at level 0..3
+SR_REWARD_TAKE = 17  # 4: cards obtained (or the Idea) after a win at level 0..3
+SR_AMULETS = 21  # 4 card numbers
+SR_N_AMULETS = 25
+SR_M_LIFE, SR_M_ATK, SR_M_DEF, SR_SKIP_DRAW, SR_SKIP_BASIC = 26, 27, 28, 29, 30  # Maria; the first test
+SR_STARTUP_VOLT = 31  # 1: an Idea's startup turn is read on the player's Voltage instead of the turn count
+SR_DECK = 32  # MAX_SC: Maria's deck (SC rows; copies are rows of their own)
+SR_WIDTH = SR_DECK + MAX_SC
+PROG_AT = SOLO_RULES_AT + SR_WIDTH
 
 # --- trace events: rows of (turn, seat, code, a, b, c)
 EV_TURN, EV_BURST, EV_USE, EV_FACE_DOWN, EV_RESPOND, EV_NEGATED, EV_PAY, EV_DAMAGE = 1, 2, 3, 4, 5, 6, 7, 8
@@ -201,6 +271,12 @@ EV_SEAL, EV_REVIVE, EV_SWAP, EV_COIN_PLACE, EV_COIN_RETURN, EV_END, EV_KO, EV_IL
 EV_WIN, EV_MODE, EV_REUSE, EV_RETURN, EV_KEEP, EV_BAN, EV_LOCK, EV_NEG_SUBS = 25, 26, 27, 28, 29, 30, 31, 32
 EV_NEG_ATTACKS, EV_ATTACK, EV_EXTRA_COST, EV_HAND, EV_FIRST, EV_TIMEOUT, EV_REVEAL = 33, 34, 35, 36, 37, 38, 39
 EV_TAX_REFUSED, EV_SACRIFICE, EV_BLOCKED = 40, 41, 42
+# solo events
+EV_SO_DRAW, EV_SO_PRELIM, EV_SO_TO_LIST, EV_SO_TO_RLIST, EV_SO_ACT, EV_SO_RESP, EV_SO_SKIP, EV_SO_DISCARD = (
+    43, 44, 45, 46, 47, 48, 49, 50)
+EV_SO_BATTLE, EV_SO_REWARD, EV_SO_IDEA_TAKEN, EV_SO_REMOVE, EV_SO_AMULET, EV_SO_IDLE, EV_SO_REVIVE = (
+    51, 52, 53, 54, 55, 56, 57)
+EV_SO_SKIPPED, EV_SO_NOPAY, EV_SO_EXCEPTION = 58, 59, 60
 TRACE_W = 6
 DMG_PHYS, DMG_MAGIC, DMG_DIRECT = 0, 1, 2
 
@@ -235,6 +311,67 @@ record_dt = np.dtype(
         ("def1", np.int8),
         ("volt0", np.int8),
         ("volt1", np.int8),
+    ],
+    align=True,
+)
+
+# --- solo records: the player is seat 0, Maria / the Idea seat 1 (columns ending in 0/1 are per seat)
+maria_dt = np.dtype(
+    [
+        ("game", np.int64),
+        ("winner", np.int8),  # 0 the player, 1 Maria, -1 a timeout (the turn cap)
+        ("end_reason", np.int8),  # END_*
+        ("rounds", np.int16),  # turns played (both sides; Maria moves first)
+        ("setup", np.int8),  # 0 deal 15 keep 7, 1 the first test (its first-turn exception), 2 a given hand
+        ("strategy0", np.int8),  # the player's strategy (slot i % 2 of the run's two strategies)
+        ("day_night", np.int8),
+        ("life0", np.int16),  # the player
+        ("life1", np.int16),  # Maria
+        ("hand0", np.uint64),  # bit n: the player's 7 cards hold No.n
+        ("dup0", np.uint64),  # bit n: two copies of No.n
+        ("used0", np.uint64),  # bit n: No.n used at least once
+        ("breath0", np.uint8),
+        ("dmg0", np.int16),  # damage the player dealt Maria
+        ("dmg1", np.int16),  # damage Maria dealt the player
+        ("atk0", np.int8),
+        ("atk1", np.int8),
+        ("def0", np.int8),
+        ("def1", np.int8),
+        ("volt0", np.int8),
+        ("volt1", np.int8),
+        ("maria_drawn", np.uint32),  # bit r: Maria's card row r (data/maria.toml order) was drawn
+        ("maria_done", np.uint32),  # bit r: ... was performed at least once (or answered, for Preparation)
+        ("maria_skipped", np.uint32),  # bit r: ... was not performed once (Mocking Picaresque)
+        ("maria_answers", np.int16),  # Preparation cards of Maria that answered the player's actions
+    ],
+    align=True,
+)
+
+campaign_dt = np.dtype(
+    [
+        ("game", np.int64),
+        ("winner", np.int8),  # 0 cleared (five battles won), 1 lost (the Idea won a battle), -1 a battle hit the cap
+        ("end_reason", np.int8),  # END_* of the battle that ended the campaign
+        ("rounds", np.int16),  # turns of the battle that ended the campaign (the cap applies per battle)
+        ("turns_total", np.int16),  # turns of every battle played
+        ("battles_won", np.int8),  # 0..5
+        ("lost_battle", np.int8),  # 1..5: the battle lost (or timed out); 0: cleared
+        ("strategy0", np.int8),
+        ("idea_1", np.int8), ("idea_2", np.int8), ("idea_3", np.int8), ("idea_4", np.int8), ("idea_5", np.int8),
+        ("turns_1", np.int16), ("turns_2", np.int16), ("turns_3", np.int16), ("turns_4", np.int16),
+        ("turns_5", np.int16),  # 0: not played
+        ("life_1", np.int8), ("life_2", np.int8), ("life_3", np.int8), ("life_4", np.int8),
+        ("life_5", np.int8),  # the player's life at the end of each battle (-1 not played)
+        ("life0", np.int16),  # the player at the end
+        ("life1", np.int16),  # the last Idea at the end
+        ("hand_start", np.uint64),  # bit n: the 4 cards kept of the 10 hold No.n
+        ("dup_start", np.uint64),
+        ("hand_end", np.uint64),  # the hand when the campaign ended
+        ("dup_end", np.uint64),
+        ("rewards", np.uint64),  # bit n: No.n obtained as a reward (and kept)
+        ("used0", np.uint64),  # bit n: No.n used at least once in the campaign
+        ("ideas_taken", np.uint16),  # bit i: Idea i obtained as a reward (its Afterglow)
+        ("amulets_used", np.uint8),  # bit k: amulet k (solo.toml campaign.amulets order) spent
     ],
     align=True,
 )

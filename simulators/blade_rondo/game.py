@@ -127,7 +127,9 @@ _FILTER = {"any": E.FILTER_ANY, "doll": E.FILTER_DOLL}
 _COND = {"day": E.IF_DAY, "night": E.IF_NIGHT, "dealt_damage": E.IF_DEALT, "hand_empty": E.IF_HAND_EMPTY,
          "dolls_at_least": E.IF_DOLLS_AT_LEAST, "no_doll_in_discard": E.IF_NO_DOLL_DISCARD,
          "symbol_used_before": E.IF_SYM_USED_BEFORE, "opponent_voltage_at_least": E.IF_OPP_VOLT_AT_LEAST,
-         "life_zero": E.IF_LIFE_ZERO}
+         "life_zero": E.IF_LIFE_ZERO, "last_in_action_list": E.IF_LAST_IN_LIST,
+         "opponent_life_at_most": E.IF_OPP_LIFE_AT_MOST, "idea_level_at_most": E.IF_IDEA_LEVEL_AT_MOST,
+         "round_at_least_level_plus": E.IF_ROUND_LEVEL_PLUS}
 _OPS = {
     "physical_attack": E.DO_PHYS, "magic_attack": E.DO_MAGIC, "damage": E.DO_DAMAGE, "lose_life": E.DO_LOSE,
     "gain_life": E.DO_GAIN, "change": E.DO_CHANGE, "set_to_cost": E.DO_SET_TO_COST, "extra_cost": E.DO_EXTRA_COST,
@@ -140,7 +142,8 @@ _OPS = {
     "perform": E.DO_PERFORM, "choose_one": E.DO_CHOOSE_ONE, "subordinate_acts": E.DO_SUB_ACTS,
     "may_discard_breathing": E.DO_MAY_DISCARD_BREATH, "may_discard_subordinate": E.DO_MAY_DISCARD_SUB,
     "discard_subordinate": E.DO_DISCARD_SUB, "return_subordinate": E.DO_RETURN_SUB, "pay_extra": E.DO_PAY_EXTRA,
-    "discard_set_card": E.DO_DISCARD_SET, "win": E.DO_WIN,
+    "discard_set_card": E.DO_DISCARD_SET, "win": E.DO_WIN, "skip_list_card": E.DO_SKIP_LIST_CARD,
+    "skip_idea_action": E.DO_SKIP_IDEA_ACTION,
 }
 _GUARD_STEPS = ("may_discard_breathing", "may_discard_subordinate")
 _NUMBERS = {"base": (1, 20), "night_theater": (21, 40), "grim_garden": (41, 60), "breathing": (61, 63)}
@@ -161,11 +164,12 @@ def _step_lists(entry: dict, names=("response_if", "forge", "sacrifice", "effect
             yield n, entry[n]
 
 
-def load_data(folder: Path | None = None, overrides=()) -> GameData:
+def load_data(folder: Path | None = None, overrides=(), schemas=None) -> GameData:
     """Load and validate ``folder`` (default: the packaged data), then check cross-field rules.
+    ``schemas``: the files to read (default ``SCHEMAS``; the solo games add theirs).
 
     Every error is one line naming the file, the entry and the field."""
-    data = load_game_data(Path(folder) if folder else DATA_DIR, SCHEMAS, overrides)
+    data = load_game_data(Path(folder) if folder else DATA_DIR, schemas or SCHEMAS, overrides)
     f = data.files
     subs, statuses, actions = f["subordinates"], f["statuses"], f["actions"]
     seen: dict[int, str] = {}
@@ -319,6 +323,7 @@ def _row(st: dict, ids: dict) -> list[int]:
     if "if" in st:
         row[E.P_OP] = _COND[st["if"]]
         row[E.P_A] = st.get("value", 0)
+        row[E.P_B] = int(st.get("plus_x", False))
         return row
     kind = st["do"]
     row[E.P_OP] = _OPS[kind]
@@ -385,6 +390,8 @@ def _row(st: dict, ids: dict) -> list[int]:
     elif kind == "discard_set_card":
         row[E.P_B] = st["max_cost"]
         row[E.P_C] = int(st["plus_x"])
+    elif kind == "skip_idea_action":
+        row[E.P_A] = 0 if st["which"] == "first" else 1
     return row
 
 
@@ -428,8 +435,11 @@ class Tables:
                            f"or the Japanese or English name)")
 
 
-def build_tables(data: GameData) -> Tables:
-    """Turn validated data into the machine image: int64 tables at the offsets of ``enums.py``."""
+def build_tables(data: GameData, extra=None) -> Tables:
+    """Turn validated data into the machine image: int64 tables at the offsets of ``enums.py``.
+
+    ``extra(image, rows, ids)`` (the solo games) writes more tables and program rows before the rows
+    are appended."""
     f = data.files
     r = f["rules"]
     sub_keys = list(f["subordinates"])
@@ -533,6 +543,9 @@ def build_tables(data: GameData) -> Tables:
         for j, ch in enumerate(a["choose"]):
             image[at + E.A_CH + j] = ids["action"][ch]
         image[at + E.A_ATTACK] = int(any(s.get("do") in ("physical_attack", "magic_attack") for s in a["steps"]))
+        image[at + E.A_SAC], image[at + E.A_SAC_N] = _compile(a["compensation"], rows, ids)
+    if extra is not None:
+        extra(image, rows, ids)
 
     prog = np.array(rows, dtype=np.int64).reshape(-1, E.P_WIDTH)
     image = np.concatenate([image, prog.ravel()])
@@ -669,6 +682,7 @@ def setup_table(tables: Tables, settings: dict) -> np.ndarray:
     t = np.zeros(E.SETUP_W, np.int64)
     t[E.SU_MODE] = mode
     t[E.SU_FIRST] = _first(opts)
+    t[E.SU_SWAP] = int(bool(settings.get("swap_seats")))
     if mode == E.SM_FIXED:
         lists = custom_hands(tables, opts)
     elif isinstance(boxes, str):
@@ -743,8 +757,10 @@ def _slot_card(m: np.ndarray, g: int) -> int:
     return int(m[E.SLOT0 + g * E.SLOT_W + E.L_CARD])
 
 
-def describe_events(tables: Tables, m: np.ndarray, names=("P1", "P2"), since: int = 0) -> list[tuple[int, str]]:
-    """The trace rows (from index ``since``) as (turn, sentence) pairs."""
+def describe_events(tables: Tables, m: np.ndarray, names=("P1", "P2"), since: int = 0,
+                    extra=None) -> list[tuple[int, str]]:
+    """The trace rows (from index ``since``) as (turn, sentence) pairs; ``extra(code, seat, a, b, c)``
+    tells the events of the solo modes (or returns None)."""
     f = tables.data.files
     act = tables.action_keys
     actn = [f["actions"][k]["name"] for k in act]
@@ -755,8 +771,10 @@ def describe_events(tables: Tables, m: np.ndarray, names=("P1", "P2"), since: in
     for turn, seat, code, a, b, c in trace_rows(m)[since:].tolist():
         who = names[seat] if seat in (0, 1) else ""
         other = names[1 - seat] if seat in (0, 1) else ""
-        t = None
-        if code == E.EV_HAND:
+        t = extra(code, seat, a, b, c) if extra is not None else None
+        if t is not None:
+            pass
+        elif code == E.EV_HAND:
             t = f"{who} holds {cn(a)}"
         elif code == E.EV_KEEP:
             t = f"{who} keeps {cn(a)}"

@@ -56,6 +56,8 @@ from simulators.blade_rondo.enums import (
     A_NCH,
     A_PROG,
     A_PROG_N,
+    A_SAC,
+    A_SAC_N,
     A_SYM,
     A_SYM_NIGHT,
     A_WIDTH,
@@ -121,6 +123,8 @@ from simulators.blade_rondo.enums import (
     DO_REVIVE,
     DO_SEAL,
     DO_SET_TO_COST,
+    DO_SKIP_IDEA_ACTION,
+    DO_SKIP_LIST_CARD,
     DO_SUB_ACTS,
     DO_SUMMON,
     DO_SWAP,
@@ -157,6 +161,11 @@ from simulators.blade_rondo.enums import (
     EV_REVIVE,
     EV_SACRIFICE,
     EV_SEAL,
+    EV_SO_ACT,
+    EV_SO_AMULET,
+    EV_SO_DISCARD,
+    EV_SO_RESP,
+    EV_SO_SKIP,
     EV_SUBACT,
     EV_SUMMON,
     EV_SWAP,
@@ -187,18 +196,29 @@ from simulators.blade_rondo.enums import (
     GBIT_NONE,
     HAND_SLOTS,
     ID_HEAT,
+    ID_LEVEL,
+    ID_NACT,
     ID_PROT,
     ID_PULSE,
+    ID_SET,
+    ID_SET_N,
+    ID_WIDTH,
+    IDEA_AT,
     IF_DAY,
     IF_DEALT,
     IF_DOLLS_AT_LEAST,
     IF_HAND_EMPTY,
+    IF_IDEA_LEVEL_AT_MOST,
+    IF_LAST_IN_LIST,
     IF_LIFE_ZERO,
     IF_NIGHT,
     IF_NO_DOLL_DISCARD,
+    IF_OPP_LIFE_AT_MOST,
     IF_OPP_VOLT_AT_LEAST,
+    IF_ROUND_LEVEL_PLUS,
     IF_SYM_USED_BEFORE,
     K_CARD,
+    K_SOLO,
     K_SUB,
     K_SUBACTION,
     L_CARD,
@@ -211,6 +231,7 @@ from simulators.blade_rondo.enums import (
     L_ZONE,
     LAST_GUARD,
     M_RNG,
+    M_SOLO,
     N_IDS,
     O_ATK,
     O_ATK_T,
@@ -253,11 +274,14 @@ from simulators.blade_rondo.enums import (
     PARAM_DEF,
     PARAM_VOLT,
     PH_ACTION,
+    PH_AMULET,
     PH_BAN,
     PH_COIN_PLACE,
     PH_COIN_RETURN,
     PH_HAND,
+    PH_IDEA_ACTION,
     PH_KEEP,
+    PH_LIST_PICK,
     PH_MODE,
     PH_OPTION,
     PH_PAY,
@@ -290,6 +314,15 @@ from simulators.blade_rondo.enums import (
     R_SEAL_ST,
     R_SECOND_ATK,
     R_START_LIFE,
+    RS_AT,
+    RS_EFF,
+    RS_EFF_N,
+    RS_IF,
+    RS_IF_N,
+    RS_LIMITED,
+    RS_SC,
+    RS_SYM,
+    RS_WIDTH,
     RULES_AT,
     S_ACTIONS,
     S_ACTIVE,
@@ -323,6 +356,25 @@ from simulators.blade_rondo.enums import (
     SM_DEAL,
     SM_SPLIT_PICK,
     SM_SPLIT_RANDOM,
+    SO_AMULET_ID,
+    SO_AMULET_USED,
+    SO_AMULETS,
+    SO_DISC,
+    SO_DONE_ONCE,
+    SO_IDEA,
+    SO_ISKIP,
+    SO_LIMUSED,
+    SO_LIST,
+    SO_LIST_N,
+    SO_RESPONDED,
+    SO_RLIST,
+    SO_RLIST_N,
+    SO_SEALED,
+    SO_SETTRIG,
+    SO_SKIP,
+    SOLO0,
+    SOLO_CAMPAIGN,
+    SOLO_MARIA,
     ST_TOS,
     ST_TOS_N,
     ST_WIDTH,
@@ -335,6 +387,7 @@ from simulators.blade_rondo.enums import (
     SU_MODE,
     SU_N0,
     SU_N1,
+    SU_SWAP,
     SYM_BREATH,
     SYM_CHOICE,
     SYM_MAGIC,
@@ -396,6 +449,20 @@ def cond_nb(m, seat, fr, row):
         return m[SEAT0 + (1 - seat) * SEAT_W + O_VOLT] >= a
     if op == IF_LIFE_ZERO:
         return m[b + O_LIFE] <= 0
+    if op == IF_LAST_IN_LIST:  # solo (Silent Crystal): the action is by the card at the end of Maria's Action List
+        return (fr >= 0 and m[M_SOLO] == SOLO_MARIA and m[fr + F_KIND] == K_SOLO and m[fr + F_SEAT] == 1
+                and m[fr + F_SLOT] == m[SOLO0 + SO_LIST_N] - 1)
+    if op == IF_OPP_LIFE_AT_MOST:
+        return m[SEAT0 + (1 - seat) * SEAT_W + O_LIFE] <= a
+    if op == IF_IDEA_LEVEL_AT_MOST:  # solo (Dispel Weiss): level <= value (+ X forged)
+        if m[M_SOLO] != SOLO_CAMPAIGN:
+            return False
+        lim = a + (m[fr + F_X] if fr >= 0 and m[row + P_B] else 0)
+        return m[IDEA_AT + m[SOLO0 + SO_IDEA] * ID_WIDTH + ID_LEVEL] <= lim
+    if op == IF_ROUND_LEVEL_PLUS:  # solo (Fluorite): the round (the player's turns, first) >= level + value
+        if m[M_SOLO] != SOLO_CAMPAIGN:
+            return False
+        return m[S_TURN] // 2 + 1 >= m[IDEA_AT + m[SOLO0 + SO_IDEA] * ID_WIDTH + ID_LEVEL] + a
     return False
 
 
@@ -540,17 +607,21 @@ def exec_step_nb(m, v, s0, p0, s1, p1, seat, fr, row, self_g):
             t = seat if c == WHO_SELF else opp
             to_set_nb(m, self_g, t, a, -1)
             emit_nb(m, seat, EV_ATTACH, m[SLOT0 + self_g * SLOT_W + L_CARD], a, t)
+            if t == 0 and m[M_SOLO] == SOLO_CAMPAIGN:
+                m[SOLO0 + SO_SETTRIG] += 1
     elif op == DO_SUMMON:
         if self_g >= 0 and m[SLOT0 + self_g * SLOT_W + L_ZONE] == Z_UP:
             to_set_nb(m, self_g, seat, -1, a)
             emit_nb(m, seat, EV_SUMMON, m[SLOT0 + self_g * SLOT_W + L_CARD], a, self_g)
+            if seat == 0 and m[M_SOLO] == SOLO_CAMPAIGN:
+                m[SOLO0 + SO_SETTRIG] += 1
     elif op == DO_NEGATE:
         m[fr + F_NEG] = 1
         emit_nb(m, seat, EV_NEGATED, m[fr + F_CARD], m[fr + F_ACTION], 0)
     elif op == DO_NEG_UNLESS_PAY:  # R3: the acting player decides
         actor = m[fr + F_SEAT]
         pay = 0
-        if remaining_nb(m, actor) >= b:
+        if remaining_nb(m, actor) >= b and not (actor == 1 and m[M_SOLO] != 0):  # Maria/an Idea has no cost
             context_nb(m, op, m[SLOT0 + self_g * SLOT_W + L_CARD] if self_g >= 0 else -1, b, 0, seat)
             pay = decide_nb(m, v, s0, p0, s1, p1, PH_PAY, actor, 3)
         if pay == 1:
@@ -579,7 +650,12 @@ def exec_step_nb(m, v, s0, p0, s1, p1, seat, fr, row, self_g):
         target = m[fr + F_SEAT]
         under = m[fr + F_SUB] if m[fr + F_KIND] == K_SUB else m[fr + F_SLOT]
         seal = m[RULES_AT + R_SEAL_ST]
-        if under >= 0 and self_g >= 0 and m[SLOT0 + under * SLOT_W + L_ZONE] != Z_UNDER:
+        if m[fr + F_KIND] == K_SOLO:  # solo: Maria's card is sealed (never performed again); the Agate goes to her
+            if m[M_SOLO] == SOLO_MARIA and self_g >= 0 and m[fr + F_SEAT] == 1:
+                to_set_nb(m, self_g, target, seal, -1)
+                m[SOLO0 + SO_SEALED] |= 1 << m[fr + F_CARD]
+                emit_nb(m, seat, EV_SEAL, -1 - m[fr + F_CARD], target, 0)
+        elif under >= 0 and self_g >= 0 and m[SLOT0 + under * SLOT_W + L_ZONE] != Z_UNDER:
             to_set_nb(m, self_g, target, seal, -1)
             to_under_nb(m, under, self_g)
             cid = m[SLOT0 + under * SLOT_W + L_CARD]
@@ -633,6 +709,29 @@ def exec_step_nb(m, v, s0, p0, s1, p1, seat, fr, row, self_g):
         if cand:
             context_nb(m, op, m[fr + F_CARD], lim, 0, seat)
             discard_nb(m, decide_nb(m, v, s0, p0, s1, p1, PH_SET_CARD, seat, cand))
+    elif op == DO_SKIP_LIST_CARD:  # solo (Mocking Picaresque): a sword card of Maria's Action List
+        if m[M_SOLO] == SOLO_MARIA:
+            cand = 0
+            for k in range(1, m[SOLO0 + SO_LIST_N]):
+                cand |= 1 << m[SOLO0 + SO_LIST + k]
+            cand &= ~m[SOLO0 + SO_SKIP]
+            if cand:
+                context_nb(m, op, m[fr + F_CARD], 0, 0, seat)
+                r = decide_nb(m, v, s0, p0, s1, p1, PH_LIST_PICK, seat, cand)
+                m[SOLO0 + SO_SKIP] |= 1 << r
+                emit_nb(m, seat, EV_SO_SKIP, r, 0, 0)
+    elif op == DO_SKIP_IDEA_ACTION:  # solo (Bone-Ringing Machete, Dispel Weiss): an Idea's action, next turn
+        if m[M_SOLO] == SOLO_CAMPAIGN:
+            ib = IDEA_AT + m[SOLO0 + SO_IDEA] * ID_WIDTH
+            cand = ((1 << m[ib + ID_NACT]) - 1) & ~m[SOLO0 + SO_LIMUSED] & ~m[SOLO0 + SO_ISKIP]
+            if cand:
+                if a == 0:  # the first action it can perform
+                    j = lowest_bit_nb(cand)
+                else:
+                    context_nb(m, op, m[fr + F_CARD], 0, 0, seat)
+                    j = decide_nb(m, v, s0, p0, s1, p1, PH_IDEA_ACTION, seat, cand)
+                m[SOLO0 + SO_ISKIP] |= 1 << j
+                emit_nb(m, seat, EV_SO_SKIP, j, 1, m[SOLO0 + SO_IDEA])
     elif op == DO_WIN:
         m[S_DONE] = 1
         m[S_WINNER] = seat
@@ -702,6 +801,71 @@ def respond_nb(m, v, s0, p0, s1, p1, fr):
         run_rows_nb(m, v, s0, p0, s1, p1, q, fr, card_nb(m, cid, C_EFF), card_nb(m, cid, C_EFF_N), g)
         if card_nb(m, cid, C_AFTER_N) > 0:
             m[fr + F_PEND] |= 1 << g
+
+
+@njit(void(MP, I8A, ST, F8A, ST, F8A, i8), cache=True)
+def solo_respond_nb(m, v, s0, p0, s1, p1, fr):
+    """Solo: the scripted seat's Response List answers the player's action (NT solo: "process the effects
+    in order from the card at the head of the Response List"): each responder whose symbols include the
+    action's and whose conditions hold resolves, head first, while the action is not negated; a Limited
+    one leaves the list (Maria's card to her discard pile)."""
+    i = 0
+    while i < m[SOLO0 + SO_RLIST_N] and m[fr + F_NEG] == 0 and m[S_DONE] == 0:
+        rs = m[SOLO0 + SO_RLIST + i]
+        at = RS_AT + rs * RS_WIDTH
+        ok = (m[at + RS_SYM] >> m[fr + F_SYM]) & 1 == 1
+        if ok:
+            pc = m[at + RS_IF]
+            for k in range(m[at + RS_IF_N]):
+                if not cond_nb(m, 1, fr, PROG_AT + (pc + k) * P_WIDTH):
+                    ok = False
+                    break
+        if not ok:
+            i += 1
+            continue
+        m[SOLO0 + SO_RESPONDED] += 1
+        sc = m[at + RS_SC]
+        if sc >= 0:
+            m[SOLO0 + SO_DONE_ONCE] |= 1 << sc
+        emit_nb(m, 1, EV_SO_RESP, rs, m[fr + F_CARD], m[fr + F_ACTION])
+        run_rows_nb(m, v, s0, p0, s1, p1, 1, fr, m[at + RS_EFF], m[at + RS_EFF_N], -1)
+        if m[at + RS_LIMITED]:
+            n = m[SOLO0 + SO_RLIST_N]
+            for k in range(i, n - 1):
+                m[SOLO0 + SO_RLIST + k] = m[SOLO0 + SO_RLIST + k + 1]
+            m[SOLO0 + SO_RLIST_N] = n - 1
+            if sc >= 0:
+                m[SOLO0 + SO_DISC] |= 1 << sc
+                emit_nb(m, 1, EV_SO_DISCARD, sc, 0, 0)
+        else:
+            i += 1
+
+
+@njit(void(MP, I8A, ST, F8A, ST, F8A, i8), cache=True)
+def amulet_nb(m, v, s0, p0, s1, p1, fr):
+    """Solo campaign: the player may answer the Idea's action with an amulet (0 cost, not set face down,
+    removed after use), one at a time, its strategy deciding before each (like R2)."""
+    while m[fr + F_NEG] == 0 and m[S_DONE] == 0:
+        avail = m[SOLO0 + SO_AMULETS]
+        cand = 0
+        while avail:
+            k = lowest_bit_nb(avail)
+            avail &= avail - 1
+            cid = m[SOLO0 + SO_AMULET_ID + k]
+            if response_ok_nb(m, 0, cid, fr):
+                cand |= 1 << k
+        if cand == 0:
+            return
+        context_nb(m, PH_AMULET, m[fr + F_CARD], m[fr + F_SYM], m[fr + F_ACTION], 1)
+        k = decide_nb(m, v, s0, p0, s1, p1, PH_AMULET, 0, cand | (1 << BIT_END))
+        if k == BIT_END:
+            return
+        cid = m[SOLO0 + SO_AMULET_ID + k]
+        m[SOLO0 + SO_AMULETS] &= ~(1 << k)
+        m[SOLO0 + SO_AMULET_USED] |= 1 << k
+        m[SEAT0 + O_RESPONDED] += 1
+        emit_nb(m, 0, EV_SO_AMULET, cid, m[fr + F_CARD], m[fr + F_ACTION])
+        run_rows_nb(m, v, s0, p0, s1, p1, 0, fr, card_nb(m, cid, C_EFF), card_nb(m, cid, C_EFF_N), -1)
 
 
 # ----------------------------------------------------------------------------- one action
@@ -830,6 +994,13 @@ def one_action_nb(m, v, s0, p0, s1, p1, kind, seat, cid, g, subg, aid, cost_over
             m[sb + O_SPENT] += cost
             m[fr + F_COST] = cost
             emit_nb(m, seat, EV_USE, cid, cost, -1 - aid)
+        elif kind == K_SOLO:  # a scripted action (Maria's, an Idea's, an Afterglow's): no cost
+            emit_nb(m, seat, EV_SO_ACT, cid, aid, g)
+        if m[at + A_SAC_N] > 0:  # Compensation, with the (absent) cost; never negated
+            emit_nb(m, seat, EV_SACRIFICE, -1 - aid, 0, 0)
+            run_rows_nb(m, v, s0, p0, s1, p1, seat, fr, m[at + A_SAC], m[at + A_SAC_N], -1)
+            if check_ko_nb(m):
+                return
     m[fr + F_SYM] = sym
     m[fr + F_ATTACK] = 1 if sym == SYM_PHYS or sym == SYM_MAGIC else 0
     m[fr + F_PREV_USED] = m[S_SYM_USED]
@@ -844,9 +1015,20 @@ def one_action_nb(m, v, s0, p0, s1, p1, kind, seat, cid, g, subg, aid, cost_over
     # 4. responses
     if m[fr + F_NEG] == 0 and not noresp and sym <= SYM_SUPPORT and m[SEAT0 + opp * SEAT_W + O_DOWN] != 0:
         respond_nb(m, v, s0, p0, s1, p1, fr)
+    if m[M_SOLO] != 0 and m[fr + F_NEG] == 0 and not noresp and sym <= SYM_SUPPORT and m[S_DONE] == 0:
+        if opp == 1:
+            if m[SOLO0 + SO_RLIST_N] > 0:
+                solo_respond_nb(m, v, s0, p0, s1, p1, fr)
+        elif m[M_SOLO] == SOLO_CAMPAIGN and m[SOLO0 + SO_AMULETS] != 0:
+            amulet_nb(m, v, s0, p0, s1, p1, fr)
+    self_g = -1 if kind == K_SOLO else g
     # 5-14 the effect, then (15) after-the-attack effects, then (16) immediately-after rows
     for part in range(2):
         if part == 1:
+            while m[SOLO0 + SO_SETTRIG] > 0 and m[S_DONE] == 0:  # solo: the Idea's Set Area trigger (Prodia)
+                m[SOLO0 + SO_SETTRIG] -= 1
+                ib = IDEA_AT + m[SOLO0 + SO_IDEA] * ID_WIDTH
+                run_rows_nb(m, v, s0, p0, s1, p1, 1, fr, m[ib + ID_SET], m[ib + ID_SET_N], -1)
             pend = m[fr + F_PEND]
             while pend:
                 rg = lowest_bit_nb(pend)
@@ -915,7 +1097,7 @@ def one_action_nb(m, v, s0, p0, s1, p1, kind, seat, cid, g, subg, aid, cost_over
                         emit_nb(m, seat, EV_REUSE, cid, b, g)
                         push_nb(m, K_CARD, seat, cid, g, -1, -1, b)
             else:
-                exec_step_nb(m, v, s0, p0, s1, p1, seat, fr, row, g)
+                exec_step_nb(m, v, s0, p0, s1, p1, seat, fr, row, self_g)
             pc += 1
 
 
@@ -1086,7 +1268,9 @@ def turn_start_nb(m, v, s0, p0, s1, p1, seat):
     m[S_PHASE] = 1
     sb = SEAT0 + seat * SEAT_W
     cap = m[RULES_AT + R_PARAM_CAP]
-    if m[sb + O_VOLT] >= cap:
+    if seat == 1 and m[M_SOLO] == SOLO_CAMPAIGN:  # an Idea has no Voltage (GG solo setup 5)
+        emit_nb(m, seat, EV_TURN, 0, 1 if night_nb(m) else 0, 0)
+    elif m[sb + O_VOLT] >= cap:
         lose_life_nb(m, seat, 1)  # Burst
         emit_nb(m, seat, EV_TURN, m[sb + O_VOLT], 1 if night_nb(m) else 0, 1)
         if check_ko_nb(m):
@@ -1293,41 +1477,49 @@ def shuffle_pool_nb(m, src, n):
 
 @njit(void(MP, I8A, ST, F8A, ST, F8A), cache=True)
 def setup_game_nb(m, v, s0, p0, s1, p1):
-    """S1-S7: hands by the setup in the SETUP table, breathing cards, the first player."""
+    """S1-S7: hands by the setup in the SETUP table, breathing cards, the first player.
+
+    SU_SWAP = 1 exchanges the seats' deals: seat 1 gets what seat 2 would have been dealt and the other
+    way round; every draw and draft choice is made in the deal's order (the same hands come out), the
+    strategies keep their seats and the first player is drawn for a seat as before (the other deal
+    moves first)."""
     init_state_nb(m)
     su = SETUP_AT
     mode = m[su + SU_MODE]
+    sw = m[su + SU_SWAP]
     hand = m[RULES_AT + R_HAND]
     deal = m[RULES_AT + R_DEAL]
     if mode == SM_DEAL:
         shuffle_pool_nb(m, su + SU_LIST0, m[su + SU_N0])
         for p in range(2):
             for k in range(deal):
-                m[DRAFT + p * N_IDS + m[POOL + p * deal + k]] += 1
-        for p in range(2):
-            draft_nb(m, v, s0, p0, s1, p1, p, PH_KEEP, hand, 0)
+                m[DRAFT + p * N_IDS + m[POOL + (p ^ sw) * deal + k]] += 1
+        for i in range(2):
+            draft_nb(m, v, s0, p0, s1, p1, i ^ sw, PH_KEEP, hand, 0)
     elif mode == SM_SPLIT_RANDOM:
-        for p in range(2):
-            shuffle_pool_nb(m, su + (SU_LIST0 if p == 0 else SU_LIST1), m[su + (SU_N0 if p == 0 else SU_N1)])
+        for i in range(2):
+            shuffle_pool_nb(m, su + (SU_LIST0 if i == 0 else SU_LIST1), m[su + (SU_N0 if i == 0 else SU_N1)])
             for k in range(hand):
-                give_card_nb(m, p, k, m[POOL + k])
+                give_card_nb(m, i ^ sw, k, m[POOL + k])
     elif mode == SM_SPLIT_PICK or mode == SM_BAN:
         for p in range(2):
-            lst = su + (SU_LIST0 if p == 0 else SU_LIST1)
-            for k in range(m[su + (SU_N0 if p == 0 else SU_N1)]):
+            q = p ^ sw
+            lst = su + (SU_LIST0 if q == 0 else SU_LIST1)
+            for k in range(m[su + (SU_N0 if q == 0 else SU_N1)]):
                 m[DRAFT + p * N_IDS + m[lst + k]] += 1
         if mode == SM_BAN:
-            for p in range(2):
-                draft_nb(m, v, s0, p0, s1, p1, p, PH_BAN, m[RULES_AT + R_BAN], 0)
+            for i in range(2):
+                draft_nb(m, v, s0, p0, s1, p1, i ^ sw, PH_BAN, m[RULES_AT + R_BAN], 0)
             for n in range(N_IDS):  # each hands the rest of its deck to the other
                 t = m[DRAFT + n]
                 m[DRAFT + n] = m[DRAFT + N_IDS + n]
                 m[DRAFT + N_IDS + n] = t
-        for p in range(2):
-            draft_nb(m, v, s0, p0, s1, p1, p, PH_KEEP, hand, 0)
+        for i in range(2):
+            draft_nb(m, v, s0, p0, s1, p1, i ^ sw, PH_KEEP, hand, 0)
     else:  # SM_FIXED
         for p in range(2):
-            lst = su + (SU_LIST0 if p == 0 else SU_LIST1)
+            q = p ^ sw
+            lst = su + (SU_LIST0 if q == 0 else SU_LIST1)
             for k in range(hand):
                 give_card_nb(m, p, k, m[lst + k])
     first = m[su + SU_FIRST]

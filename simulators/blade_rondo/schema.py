@@ -37,6 +37,11 @@ CONDITIONS = {
     "symbol_used_before": _guard(),
     "opponent_voltage_at_least": _guard(value=Int(0, 9)),
     "life_zero": _guard(),
+    # solo conditions
+    "last_in_action_list": _guard(),
+    "opponent_life_at_most": _guard(value=Int(0, 30)),
+    "idea_level_at_most": _guard(value=Int(0, 9), plus_x=Bool(default=False)),
+    "round_at_least_level_plus": _guard(value=Int(0, 20)),
 }
 
 STEPS = {
@@ -81,6 +86,9 @@ STEPS = {
     "pay_extra": Record({}),
     "discard_set_card": Record({"max_cost": Int(0, 9, default=1), "plus_x": Bool(default=True)}),
     "win": Record({}),
+    # solo steps
+    "skip_list_card": Record({}),
+    "skip_idea_action": Record({"which": Choice(("first", "choose"), default="choose")}),
 }
 
 
@@ -179,10 +187,11 @@ STATUS = _common(
 )
 
 ACTION = _common(
-    symbol=Choice(SYMBOLS + ("choice",)),
+    symbol=Choice(SYMBOLS + ("choice", "breathing")),
     symbol_night=Choice(SYMBOLS + ("same",), default="same"),
     cost=Int(0, 9, default=0),
     steps=STEP_LIST,
+    compensation=STEP_LIST,  # Compensation (代償) of the action: with its cost, never negated
     choose=List(Str(), 0, 4, default=[]),
 )
 
@@ -213,6 +222,84 @@ RULES = Record({
 
 CARD_FILES = ("base", "night_theater", "grim_garden", "breathing")
 
+# ----------------------------------------------------------------------------- solo modes
+SOLO_TYPES = ("physical", "magic", "support", "preparation", "special")
+SOLO_SOURCES = SOURCES + ("design",)
+
+MARIA_CARD = _common(
+    role=Choice(("maria", "deck"), default="deck"),
+    type=Choice(SOLO_TYPES, default="special"),
+    limited=Bool(default=False),
+    preliminary=Bool(default=False),
+    copies=Int(1, 4, default=1),
+    source=Choice(SOLO_SOURCES, default="design"),
+    actions=List(Str(), 0, 4, default=[]),
+    response=List(Choice(SYMBOLS), 0, 3, default=[]),
+    response_if=STEP_LIST,
+    effect=STEP_LIST,  # a Preparation card's effect when it answers
+    life=Int(1, 30, default=15),
+    attack=Int(0, 9, default=0),
+    defence=Int(0, 9, default=0),
+)
+
+IDEA_ACTION = Record({"action": Str(), "repeat": Int(1, 5, default=1), "limited": Bool(default=False)})
+IDEA_RESPONSE = Record({"text": Str(default=""), "response": List(Choice(SYMBOLS), 1, 3),
+                        "response_if": STEP_LIST, "effect": STEP_LIST, "limited": Bool(default=False)})
+AFTERGLOW = Record({"text": Str(default=""), "aura": AURA, "actions": List(Str(), 0, 4, default=[])},
+                   default={"text": "", "aura": {}, "actions": []})
+
+IDEA = _common(
+    level=Int(1, 3),
+    startup=Int(0, 9, default=1, doc="the Idea acts from its turn after the player's Voltage reaches this"),
+    attack=Int(0, 9, default=0),
+    defence=Int(0, 9, default=0),
+    life=Int(1, 15, default=15),  # the life track (life_cap)
+    source=Choice(SOLO_SOURCES, default="design"),
+    actions=List(IDEA_ACTION, 1, 6),
+    aura=AURA,  # continuing: the Idea's own modifiers
+    player_aura=AURA,  # continuing: the player's modifiers
+    responses=List(IDEA_RESPONSE, 0, 4, default=[]),  # continuing: answers to the player's actions
+    on_player_set_area=STEP_LIST,  # continuing: when a card enters the player's Set Area (not the coin exchange)
+    revive_life=Int(0, 15, default=0),
+    revive_times=Int(0, 3, default=0),
+    afterglow=AFTERGLOW,
+)
+
+CARD_TEXT = Record({
+    "card": Str(), "mode": Choice(("maria", "campaign")), "text": Str(default=""), "notes": Str(default=""),
+    "provisional": Bool(default=False), "cost": Int(0, 9), "limited": Bool(default=False),
+    "response": List(Choice(SYMBOLS), 0, 3, default=[]), "response_if": STEP_LIST, "forge": STEP_LIST,
+    "sacrifice": STEP_LIST, "effect": STEP_LIST, "after_attack_ends": STEP_LIST, "immediately_after": STEP_LIST,
+})
+ACTION_TEXT = Record({"action": Str(), "mode": Choice(("maria", "campaign")), "text": Str(default=""),
+                      "notes": Str(default=""), "provisional": Bool(default=False), "steps": STEP_LIST})
+
+SOLO = Record({
+    "notes": Str(default=""),
+    "maria": Record({
+        "notes": Str(default=""),
+        "box": Str(default="night_theater"),
+        "deck_size": Int(1, 32, default=15),
+        "first_test_hand": List(Str(), 1, 7),
+        "first_test_skip_draw": Bool(default=True),
+        "first_test_skip_basic_action": Bool(default=True),
+    }),
+    "campaign": Record({
+        "notes": Str(default=""),
+        "box": Str(default="grim_garden"),
+        "draw": Int(1, 40, default=10),
+        "keep": Int(1, 7, default=4),
+        "hand_max": Int(1, 7, default=7),
+        "battles": List(Int(1, 3), 1, 5),
+        "reward_draw": List(Int(0, 9), 3, 3),  # per level 1..3
+        "reward_take": List(Int(0, 9), 3, 3),
+        "amulets": List(Str(), 0, 4, default=[]),
+        "startup_by": Choice(("turn", "voltage"), default="turn"),
+    }),
+    "card_texts": List(CARD_TEXT, 0, 16, default=[]),
+    "action_texts": List(ACTION_TEXT, 0, 16, default=[]),
+})
+
 SCHEMAS = {
     "rules": FileSchema(RULES, entries=False),
     "base": FileSchema(CARD, exact_entries=20, doc="Blade Rondo No.01-20"),
@@ -223,4 +310,12 @@ SCHEMAS = {
     "statuses": FileSchema(STATUS, min_entries=1, max_entries=8),
     "actions": FileSchema(ACTION, min_entries=1, max_entries=48),
     "boxes": FileSchema(BOX, min_entries=1, max_entries=32),
+}
+
+SOLO_SCHEMAS = {
+    **SCHEMAS,
+    "solo_actions": FileSchema(ACTION, min_entries=1, max_entries=80, doc="Maria's, the Ideas' and Afterglows' actions"),
+    "maria": FileSchema(MARIA_CARD, min_entries=2, max_entries=32, doc="the Maria card, her deck"),
+    "ideas": FileSchema(IDEA, min_entries=1, max_entries=16, doc="the Idea cards (LEVEL 1, 2, 3)"),
+    "solo": FileSchema(SOLO, entries=False),
 }

@@ -3,7 +3,7 @@
 Scenario files (``game.run_scenario``) list plays and the answers to the decisions they raise;
 the runner writes each answer as a row (seat, phase, value) at ``M_SCRIPT_AT``. ``scripted_nb``
 takes the seat's next row when its phase is the one asked, otherwise it gives the phase's
-default (END / pass / no / none, else the lowest legal choice). A value >= ``BY_CARD`` names a
+default (END / pass / no / none, else the lowest legal choice; an amulet is not spent). A value >= ``BY_CARD`` names a
 card id: the lowest legal slot holding that card is chosen (local slots of the seat, or of the
 opponent for PH_REVEALED; global slots for subordinates and Set Area cards). A value that is
 not legal is returned as it is, so the kernel records an illegal choice that the runner reports.
@@ -18,6 +18,7 @@ from simulators.blade_rondo.enums import (
     M_SCRIPT_HEAD,
     M_SCRIPT_N,
     PH_ACTION,
+    PH_AMULET,
     PH_COIN_PLACE,
     PH_COIN_RETURN,
     PH_OPTION,
@@ -60,7 +61,7 @@ def scripted_nb(phase, m, seat, mask, params):
                 if g < 2 * SLOTS and p[SLOT0 + g * SLOT_W + L_CARD] == cid:
                     return b
         return 62  # no legal slot holds that card: an illegal choice the runner reports
-    if phase == PH_ACTION or phase == PH_RESPOND or phase == PH_COIN_PLACE:
+    if phase == PH_ACTION or phase == PH_RESPOND or phase == PH_COIN_PLACE or phase == PH_AMULET:
         if (mask >> BIT_END) & 1:
             return BIT_END
     if phase == PH_PAY or phase == PH_PHOS or phase == PH_OPTION:

@@ -1,6 +1,16 @@
 """Blade Rondo strategies, registered by name when this package is imported."""
 from balance.registry import register_strategy
-from strategies.blade_rondo.builtin import AGGRO, CONTROL, GREEDY, PLANNER, heuristic_nb, planner_nb, random_nb
+from strategies.blade_rondo.builtin import (
+    AGGRO,
+    CONTROL,
+    GREEDY,
+    PLANNER,
+    SOLO_DEFAULTS,
+    heuristic_nb,
+    planner_nb,
+    random_nb,
+)
+from strategies.blade_rondo.solo_choices_nb import SOLO_KNOBS
 
 _KNOBS = ("epsilon", "damage", "heating", "response", "protection", "healing", "summon", "threshold")
 
@@ -18,3 +28,19 @@ register_strategy("blade_rondo", "planner", planner_nb,
                   "one-ply lookahead: plays every affordable set of the turn's cards on a copy, keeps the best",
                   params=tuple(PLANNER), param_names=("epsilon", "opp_life", "own_life", "attack", "defence",
                                                       "face_down", "subordinates", "voltage"))
+
+# the solo games: the same strategies (the player's side), with the solo knobs after their own
+for _game in ("blade_rondo_maria", "blade_rondo_campaign"):
+    _solo = tuple(SOLO_KNOBS)
+    register_strategy(_game, "random", random_nb, "uniform over every legal choice (END included)")
+    register_strategy(_game, "greedy", heuristic_nb,
+                      "greedy's play; amulets against big or lethal actions, keeps them for the last battle",
+                      params=tuple(GREEDY) + tuple(SOLO_DEFAULTS), param_names=_KNOBS + _solo)
+    register_strategy(_game, "aggro", heuristic_nb, "aggro's play; spends amulets readily, prefers cards to Ideas",
+                      params=tuple(AGGRO) + (2.0, 0.0, 0.6), param_names=_KNOBS + _solo)
+    register_strategy(_game, "control", heuristic_nb, "control's play; amulets only against big actions, values "
+                      "Afterglows", params=tuple(CONTROL) + (4.0, 3.0, 1.5), param_names=_KNOBS + _solo)
+    register_strategy(_game, "planner", planner_nb, "the planner's turns; greedy's solo choices",
+                      params=tuple(PLANNER) + tuple(SOLO_DEFAULTS),
+                      param_names=("epsilon", "opp_life", "own_life", "attack", "defence", "face_down",
+                                   "subordinates", "voltage") + _solo)

@@ -57,17 +57,22 @@ from simulators.blade_rondo.enums import (
     P_B,
     P_WIDTH,
     PH_ACTION,
+    PH_AMULET,
     PH_BAN,
     PH_COIN_PLACE,
     PH_COIN_RETURN,
     PH_HAND,
+    PH_IDEA_ACTION,
     PH_KEEP,
+    PH_LIST_PICK,
     PH_MODE,
     PH_OPTION,
     PH_PAY,
     PH_PHOS,
+    PH_REMOVE,
     PH_RESPOND,
     PH_REVEALED,
+    PH_REWARD,
     PH_SET_CARD,
     PH_SUB,
     PH_X,
@@ -86,8 +91,8 @@ from simulators.blade_rondo.enums import (
     SLOT0,
     SLOT_W,
     SLOTS,
+    SOLO_END,
     STATE0,
-    STATE_END,
     SYM_BREATH,
     SYM_PREP,
     SYM_SPECIAL,
@@ -110,6 +115,13 @@ from strategies.blade_rondo.common_nb import (
     static_score_nb,
     sub_value_nb,
     visible_card_nb,
+)
+from strategies.blade_rondo.solo_choices_nb import (
+    amulet_choice_nb,
+    idea_action_pick_nb,
+    list_pick_nb,
+    remove_choice_nb,
+    reward_choice_nb,
 )
 
 SWORDS = (1 << 7) - 1
@@ -347,6 +359,16 @@ def heuristic_nb(phase, m, seat, mask, params):
         for g in range(20):
             if (mask >> g) & 1:
                 return g
+    if phase == PH_AMULET:
+        return amulet_choice_nb(m, mask, params)
+    if phase == PH_REWARD:
+        return reward_choice_nb(m, mask, params)
+    if phase == PH_REMOVE:
+        return remove_choice_nb(m, mask)
+    if phase == PH_LIST_PICK:
+        return list_pick_nb(m, mask)
+    if phase == PH_IDEA_ACTION:
+        return idea_action_pick_nb(m, mask)
     if phase == PH_KEEP or phase == PH_BAN:
         best = -1
         bv = -1e300
@@ -419,7 +441,7 @@ def planner_nb(phase, m, seat, mask, params):
     if params[0] > 0.0 and rand_float_nb(p, M_RNG) < params[0]:
         return rand_bit_nb(p, M_RNG, mask)
     if phase != PH_ACTION:
-        g = np.empty(8)  # greedy's knobs (a global array would stop numba from caching this function)
+        g = np.empty(11)  # greedy's knobs (a global array would stop numba from caching this function)
         g[0] = 0.0
         g[1] = 1.0
         g[2] = 1.5
@@ -428,6 +450,9 @@ def planner_nb(phase, m, seat, mask, params):
         g[5] = 0.5
         g[6] = 0.8
         g[7] = 0.5
+        g[8] = params[8] if params.size > 10 else 3.0  # the solo knobs (solo registrations give them)
+        g[9] = params[9] if params.size > 10 else 2.0
+        g[10] = params[10] if params.size > 10 else 1.0
         return heuristic_nb(phase, m, seat, mask, g)
     cand = mask & ~(1 << BIT_END) & ~(1 << SL_PROT)
     prot = (mask >> SL_PROT) & 1
@@ -456,7 +481,7 @@ def planner_nb(phase, m, seat, mask, params):
         if z == Z_DOWN or (z == Z_HAND and ls < 7):
             w[SLOT0 + g * SLOT_W + L_ZONE] = Z_OUT
             w[ob + (O_DOWN if z == Z_DOWN else O_HAND)] &= ~(1 << ls)
-    saved = work[STATE0:STATE_END].copy()
+    saved = work[STATE0:SOLO_END].copy()  # the solo block too (Maria's lists, the Idea's marks)
     v = unmanaged_view_nb(work)
     pz = np.zeros(1)
     opp_life0 = w[ob + O_LIFE]
@@ -475,7 +500,7 @@ def planner_nb(phase, m, seat, mask, params):
         if total > rem + (1 if (sub & 1) and order[0] == SL_PULSE else 0):
             continue
         for with_prot in range(2 if prot else 1):
-            work[STATE0:STATE_END] = saved
+            work[STATE0:SOLO_END] = saved
             first = BIT_END
             for i in range(n):
                 if (sub >> i) & 1:
@@ -499,6 +524,9 @@ def planner_nb(phase, m, seat, mask, params):
 
 
 GREEDY = np.array([0.0, 1.0, 1.5, 0.6, 0.5, 0.5, 0.8, 0.5])
+# the solo games' knobs after them: amulet (damage an amulet must prevent), save (more before the last battle),
+# idea (weight of an Afterglow against cards)
+SOLO_DEFAULTS = np.array([3.0, 2.0, 1.0])
 AGGRO = np.array([0.0, 1.2, 2.5, 0.0, 0.0, 0.2, 1.0, 0.3])
 CONTROL = np.array([0.0, 0.8, 1.0, 2.5, 1.2, 1.0, 0.6, 0.4])
 PLANNER = np.array([0.0, 1.0, 1.0, 2.0, 0.2, 0.2, 2.0, 1.0])
