@@ -51,6 +51,7 @@ class Player:
         self.od_fails = 0
         self.hits = 0
         self.used = 0  # hand slots played at least once
+        self.first_round = 0  # 7 bits per hand slot: the round (1-based, capped at 127) it was first played
         self.aura_rounds = 0
         self.dealt = 0  # damage dealt to the opponent
 
@@ -293,6 +294,8 @@ class Reference:
         for p, c in zip(P, cards):
             p.played = c
             if c >= 0:
+                if not (p.used >> c) & 1:
+                    p.first_round |= min(self.round + 1, 127) << (7 * c)
                 p.used |= 1 << c
         k = (self.kind(c0), self.kind(c1))
 
@@ -456,7 +459,8 @@ class Reference:
                 self.update_aura(s, False)
 
     def play(self, key, game: int, setup: str = "random") -> tuple:
-        """Play game ``game`` of a run with key ``key`` (random vs random); return its record tuple."""
+        """Play game ``game`` of a run with key ``key`` (random vs random); return its record as a dict
+        of the record's columns (``enums.record_dt`` names)."""
         if setup not in SETUPS:
             raise ValueError(f"unknown setup {setup!r}")
         rng = Stream(key, game)
@@ -479,14 +483,24 @@ class Reference:
                 self.battle(c0, c1)
         except GameOver:
             self.round += 1  # a KO ends the game inside its round: count that round
-        a, b = P
-        return (game, self.winner, self.end, self.round, a.char, b.char, a.od, b.od, self.first_pick, 0, 1,
-                a.hp, b.hp, a.used, b.used, a.sealed, b.sealed, a.od_count, b.od_count, a.od_fails, b.od_fails,
-                a.hits, b.hits, a.aura_rounds, b.aura_rounds, a.dealt, b.dealt)
+        row = {"game": game, "winner": self.winner, "end_reason": self.end, "rounds": self.round,
+               "first_pick": self.first_pick}
+        for s, p in enumerate(P):
+            row.update({f"char{s}": p.char, f"od{s}": p.od, f"strategy{s}": s, f"hp{s}": p.hp, f"used{s}": p.used,
+                        f"first_round{s}": p.first_round, f"sealed{s}": p.sealed, f"od_acts{s}": p.od_count,
+                        f"od_fails{s}": p.od_fails, f"hits{s}": p.hits, f"ta_rounds{s}": p.aura_rounds,
+                        f"dmg{s}": p.dealt})
+        return row
 
 
 def simulate(data, key, start: int, count: int, setup: str = "random") -> np.ndarray:
     """Records (``record_dt``) of games ``start .. start+count-1``, random vs random."""
     ref = Reference(data)
+    out = np.zeros(count, dtype=record_dt)
     rows = [ref.play(key, g, setup) for g in range(start, start + count)]
-    return np.array(rows, dtype=record_dt)
+    missing = set(record_dt.names) - set(rows[0]) if rows else set()
+    if missing:  # a column added to the kernels' record must be added here too, or the oracle is blind to it
+        raise NotImplementedError(f"the reference engine does not produce the record columns {sorted(missing)}")
+    for name in record_dt.names:
+        out[name] = [r[name] for r in rows]
+    return out
