@@ -305,8 +305,9 @@ def simulate_chunk(tables: Tables, settings: dict, start: int, count: int, key: 
     out = np.zeros(count, dtype=E.record_dt)
     setup = E.SETUP_NAMES.index(settings.get("setup", DEFAULT_SETUP))
     m = machine if machine is not None else new_machine(tables)
+    fixed = np.append(fixed_picks(tables, settings), np.int64(bool(settings.get("swap_seats"))))  # [4]: seat swap
     simulate_chunk_nb()(
-        m, np.int64(start), np.int64(count), key, np.int64(setup), fixed_picks(tables, settings),
+        m, np.int64(start), np.int64(count), key, np.int64(setup), fixed,
         strategies[0].fn, params[0], strategies[1].fn, params[1], np.int64(0), np.int64(1), out,
     )
     return out

@@ -539,17 +539,26 @@ def _deal_characters_nb(m, n_each):
 def setup_game_nb(m, v, setup, fixed, strat0, params0, strat1, params1):
     """Characters (no mirror), the starting position, then the hidden Overdrive choices.
 
-    ``m``: the machine pointer; ``v``: the same machine as an array, for the strategies."""
+    ``m``: the machine pointer; ``v``: the same machine as an array, for the strategies. ``fixed[4]``
+    (when present) = 1 swaps the seats' deals: seat 1 gets what seat 2 would have been dealt and the
+    other way round (pins included); the strategies keep their seats and every draw and choice is made
+    in the deal's order, so with one strategy on both seats the swapped game is the mirror."""
     init_state_nb(m)
     pool = (1 << m[M_N_CHARS]) - 1
-    c0 = fixed[0]
-    c1 = fixed[1]
+    sw = fixed[4] if fixed.size > 4 else 0
+    c0 = fixed[1] if sw else fixed[0]
+    c1 = fixed[0] if sw else fixed[1]
     if c0 >= 0 and c1 >= 0:
         pass
     elif setup == SETUP_DRAFT:
         deal0, deal1 = _deal_characters_nb(m, 3)
-        c0 = strat0(PHASE_CHARACTER, v, 0, deal0, params0)
-        c1 = strat1(PHASE_CHARACTER, v, 1, deal1, params1)
+        if sw:
+            deal0, deal1 = deal1, deal0
+            c1 = strat1(PHASE_CHARACTER, v, 1, deal1, params1)
+            c0 = strat0(PHASE_CHARACTER, v, 0, deal0, params0)
+        else:
+            c0 = strat0(PHASE_CHARACTER, v, 0, deal0, params0)
+            c1 = strat1(PHASE_CHARACTER, v, 1, deal1, params1)
         if c0 < 0 or (deal0 >> c0) & 1 == 0:
             illegal_nb(m, 0, c0)
             return
@@ -558,6 +567,8 @@ def setup_game_nb(m, v, setup, fixed, strat0, params0, strat1, params1):
             return
     elif setup == SETUP_FREE:
         first = rand_below_nb(m, M_RNG, 2)
+        if sw:
+            first = 1 - first
         m[S_FIRST_PICK] = first
         for i in range(2):
             p = first if i == 0 else 1 - first
@@ -576,6 +587,11 @@ def setup_game_nb(m, v, setup, fixed, strat0, params0, strat1, params1):
                 illegal_nb(m, p, x)
                 return
             m[SEAT0 + p * SEAT_W + O_CHAR] = x
+    elif sw:
+        if c1 < 0:
+            c1 = rand_bit_nb(m, M_RNG, pool & ~(1 << c0) if c0 >= 0 else pool)
+        if c0 < 0:
+            c0 = rand_bit_nb(m, M_RNG, pool & ~(1 << c1))
     else:
         if c0 < 0:
             c0 = rand_bit_nb(m, M_RNG, pool & ~(1 << c1) if c1 >= 0 else pool)
@@ -586,8 +602,10 @@ def setup_game_nb(m, v, setup, fixed, strat0, params0, strat1, params1):
     place_start_nb(m)
     # both choose before either choice is placed: the choice is hidden
     all_od = (1 << m[M_N_ODS]) - 1
-    o0 = fixed[2]
-    o1 = fixed[3]
+    o0 = fixed[3] if sw else fixed[2]
+    o1 = fixed[2] if sw else fixed[3]
+    if sw and o1 < 0:
+        o1 = strat1(PHASE_OVERDRIVE, v, 1, all_od, params1)
     if o0 < 0:
         o0 = strat0(PHASE_OVERDRIVE, v, 0, all_od, params0)
         if o0 < 0 or (all_od >> o0) & 1 == 0:
@@ -595,17 +613,18 @@ def setup_game_nb(m, v, setup, fixed, strat0, params0, strat1, params1):
             return
     if o1 < 0:
         o1 = strat1(PHASE_OVERDRIVE, v, 1, all_od, params1)
-        if o1 < 0 or (all_od >> o1) & 1 == 0:
-            illegal_nb(m, 1, o1)
-            return
+    if o1 < 0 or (all_od >> o1) & 1 == 0:
+        illegal_nb(m, 1, o1)
+        return
     m[SEAT0 + O_OD] = o0
     m[SEAT0 + SEAT_W + O_OD] = o1
     finish_setup_nb(m)
 
 
-@njit(void(MP, i8[::1], STRATEGY_T, f8[::1], STRATEGY_T, f8[::1]), cache=True)
-def play_game_nb(m, v, strat0, params0, strat1, params1):
-    """Rounds until a KO, an illegal choice or the round cap (a timeout, scored as a draw)."""
+@njit(void(MP, i8[::1], STRATEGY_T, f8[::1], STRATEGY_T, f8[::1], i8), cache=True)
+def play_game_nb(m, v, strat0, params0, strat1, params1, sw):
+    """Rounds until a KO, an illegal choice or the round cap (a timeout, scored as a draw). ``sw`` = 1
+    (swapped deals) asks seat 2 first, so that the choices follow the deal (see setup_game_nb)."""
     max_rounds = m[RULES_AT + R_MAX_ROUNDS]
     while not m[S_DONE]:
         if m[S_ROUND] >= max_rounds:
@@ -615,8 +634,12 @@ def play_game_nb(m, v, strat0, params0, strat1, params1):
             break
         h0 = m[SEAT0 + O_HAND]
         h1 = m[SEAT0 + SEAT_W + O_HAND]
-        c0 = strat0(PHASE_PLAY, v, 0, h0, params0) if h0 else -1
-        c1 = strat1(PHASE_PLAY, v, 1, h1, params1) if h1 else -1
+        if sw:
+            c1 = strat1(PHASE_PLAY, v, 1, h1, params1) if h1 else -1
+            c0 = strat0(PHASE_PLAY, v, 0, h0, params0) if h0 else -1
+        else:
+            c0 = strat0(PHASE_PLAY, v, 0, h0, params0) if h0 else -1
+            c1 = strat1(PHASE_PLAY, v, 1, h1, params1) if h1 else -1
         if h0 and (c0 < 0 or (h0 >> c0) & 1 == 0):
             illegal_nb(m, 0, c0)
             break
@@ -676,7 +699,7 @@ def _simulate_chunk(machine, start, count, key, setup, fixed, strat0, params0, s
         seed_nb(m, M_RNG, key, g)
         setup_game_nb(m, v, setup, fixed, strat0, params0, strat1, params1)
         if not m[S_DONE]:
-            play_game_nb(m, v, strat0, params0, strat1, params1)
+            play_game_nb(m, v, strat0, params0, strat1, params1, fixed[4] if fixed.size > 4 else 0)
         write_record_nb(out, i, g, m, sid0, sid1)
 
 

@@ -397,7 +397,7 @@ def simulate_chunk(tables: Tables, settings: dict, start: int, count: int, key: 
     from simulators.rose_duel.rules_nb import simulate_chunk_nb
 
     setup = settings.get("setup", DEFAULT_SETUP)
-    fixed = fixed_picks(tables, settings)
+    fixed = np.append(fixed_picks(tables, settings), np.int64(bool(settings.get("swap_seats"))))  # [7]: seat swap
     n = 0 if setup == "mixed" else n_players(settings)
     fns, P = strategy_tuple(strategies, params)
     sids = np.array([s % len(strategies) for s in range(E.MAX_SEATS)], np.int64)

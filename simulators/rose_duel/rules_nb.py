@@ -1156,14 +1156,20 @@ def place_duelist_nb(m, p, dl):
 @njit(void(MP, i8, i8[::1]), cache=True)
 def setup_nb(m, n_players, fixed):
     """Preparation: duelists (``fixed[s]`` >= 0 pins seat s's duelist), the Victor, goal cards, the
-    shuffled deck and events, 3 cards each, the turn order."""
+    shuffled deck and events, 3 cards each, the turn order.
+
+    ``fixed[MAX_SEATS + 1]`` = 1 (when present) reverses the seating of the deal: seat s gets what seat
+    n-1-s would have been dealt (duelist, pin, cards), every draw made in the deal's order; the strategies
+    keep their seats and the turn order is rolled for the seats as before (the drift gate's seat swap)."""
     init_state_nb(m, n_players)
+    sw = fixed[MAX_SEATS + 1] if fixed.size > MAX_SEATS + 1 else 0
     left = m[M_PLAYABLE]
     for s in range(n_players):
         if fixed[s] >= 0:
             left &= ~(1 << fixed[s])
-    for s in range(n_players):
-        dl = fixed[s]
+    for k in range(n_players):
+        s = n_players - 1 - k if sw else k
+        dl = fixed[k]
         if dl < 0:
             dl = rand_bit_nb(m, M_RNG, left)
             left &= ~(1 << dl)
@@ -1222,9 +1228,9 @@ def setup_nb(m, n_players, fixed):
                 m[EVX + ne] = e
                 ne += 1
     m[S_EVX_N] = ne  # shuffled into the pile at the first draw
-    for s in range(n_players):
+    for k in range(n_players):
         for _ in range(m[RULES_AT + R_HAND_START]):
-            draw_card_nb(m, s)
+            draw_card_nb(m, n_players - 1 - k if sw else k)
     # turn order: the highest roll goes first (ties roll again)
     cands = (1 << n_players) - 1
     for _ in range(50):
