@@ -90,6 +90,16 @@ def load_data(folder: Path | None = None, overrides=()) -> GameData:
     return data
 
 
+def _bits(indices) -> int:
+    """Bit mask of the listed indices. A value listed twice is the same value: OR, not a sum (a sum
+    carried into the next bit, e.g. range = ["LONG", "LONG"] read as a distance that does not exist;
+    found by ``balance fuzz``)."""
+    mask = 0
+    for i in indices:
+        mask |= 1 << i
+    return mask
+
+
 def _compile(steps: list[dict], rows: list[list[int]], tag: str) -> tuple[int, int]:
     """Append vocabulary steps to the program rows; return (start, count)."""
     start = len(rows)
@@ -103,9 +113,9 @@ def _compile(steps: list[dict], rows: list[list[int]], tag: str) -> tuple[int, i
             if "die" in st:
                 row[E.P_A] = _DIE[st["die"]]
             if "distances" in st:
-                row[E.P_A] = sum(1 << _DIST[d] for d in st["distances"])
+                row[E.P_A] = _bits(_DIST[d] for d in st["distances"])
             if "kinds" in st:
-                row[E.P_A] = sum(1 << _KIND[k] for k in st["kinds"])
+                row[E.P_A] = _bits(_KIND[k] for k in st["kinds"])
             row[E.P_B] = st.get("value", 0)
         else:
             row[E.P_OP] = _EFF_OPS[kind]
@@ -176,7 +186,7 @@ def build_tables(data: GameData) -> Tables:
     for i, sk in enumerate(skills.values()):
         cards[i, E.C_KIND] = _KIND[sk["attribute"]]
         cards[i, E.C_POWER] = sk["power"]
-        cards[i, E.C_RANGE] = sum(1 << _DIST[d] for d in sk["range"])
+        cards[i, E.C_RANGE] = _bits(_DIST[d] for d in sk["range"])
         cards[i, E.C_TIDE_DIE] = _DIE[sk["tide_die"]]
         cards[i, E.C_TIDE:E.C_TIDE + 6] = sk["tide"]
         cards[i, E.C_DICE_DIE] = _DIE[sk["dice_die"]]
@@ -193,14 +203,14 @@ def build_tables(data: GameData) -> Tables:
             chars[i, E.CH_CORR + j] = ch["base_correction"][a]
             chars[i, E.CH_MULT + j] = ch["power_multiplier"][a]
             chars[i, E.CH_TA_POWER + j] = ch["tide_aura"]["power_bonus"][a]
-            chars[i, E.CH_TA_RANGE + j] = sum(1 << _DIST[d] for d in ch["tide_aura"]["range_bonus"][a])
+            chars[i, E.CH_TA_RANGE + j] = _bits(_DIST[d] for d in ch["tide_aura"]["range_bonus"][a])
         ta = ch["tide_aura"]
         chars[i, E.CH_TA_FREE_MOVE] = int(ta["free_move"])
         chars[i, E.CH_TA_LATE] = int(ta["late"])
         chars[i, E.CH_TA_COND], chars[i, E.CH_TA_COND_N] = _compile(ta["when"], rows, "if")
         chars[i, E.CH_TA_EFF], chars[i, E.CH_TA_EFF_N] = _compile(ta["effects"], rows, "do")
         ab = ch["ability"]
-        chars[i, E.CH_AB_TRIGGER] = sum(1 << _KIND[k] for k in ab["on_hit"])
+        chars[i, E.CH_AB_TRIGGER] = _bits(_KIND[k] for k in ab["on_hit"])
         chars[i, E.CH_AB_EFF], chars[i, E.CH_AB_EFF_N] = _compile(ab["effects"], rows, "do")
 
     odd = f["overdrives"]

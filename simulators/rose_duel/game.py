@@ -240,7 +240,7 @@ def build_tables(data: GameData) -> Tables:
     for i, c in enumerate(cd.values()):
         cards[i, E.CA_TYPE] = E.CT_ACTION if c["type"] == "action" else E.CT_DUEL
         cards[i, E.CA_NO] = c["no"]
-        cards[i, E.CA_CANCELS] = sum(1 << card_keys.index(x) for x in c["cancels"])
+        cards[i, E.CA_CANCELS] = sum(1 << k for k in {card_keys.index(x) for x in c["cancels"]})  # listed twice: once
         cards[i, E.CA_EFF], cards[i, E.CA_EFF_N] = _compile(c["effects"], rows)
         cards[i, E.CA_DUEL_EFF], cards[i, E.CA_DUEL_EFF_N] = _compile(c["duel_effects"], rows)
         cards[i, E.CA_COPIES] = c["copies"]

@@ -40,7 +40,7 @@ def test_stream_twin_matches_the_kernel_stream():
         m = np.zeros(4, np.int64)
         seed_nb(m, 0, key, g)
         st = Stream(key, g)
-        assert [int(x) & R.np.iinfo(np.uint64).max for x in m] == [st.s0, st.s1, st.s2, st.s3]
+        assert [int(x) & ((1 << 64) - 1) for x in m] == [st.s0, st.s1, st.s2, st.s3]
         for _ in range(50):
             assert int(next_u64_nb(m, 0)) == st.next_u64()
 
@@ -72,3 +72,16 @@ def test_a_different_stream_gives_different_games():
     prep, nb = _kernel("random", 200, seed=2024)
     ref = R.simulate(prep.data, root_key(2025), 0, 200, "random")
     assert (nb != ref).sum() > 150
+
+
+def test_a_distance_listed_twice_is_that_distance():
+    """Found by ``balance fuzz``: ``range = ["LONG", "LONG"]`` was tabled as a sum of bits (the bit above
+    LONG, a distance that does not exist), so the card never hit; the reference read it as LONG."""
+    from simulators.colosseum import enums as E
+    from simulators.colosseum.game import build_tables, load_data
+
+    t = build_tables(load_data(None, ['skills.bolt.range=["LONG", "LONG"]', 'characters.terry.ability.on_hit=["STR", "STR"]']))
+    assert t.image[E.CARDS_AT + t.card_index("bolt") * E.C_WIDTH + E.C_RANGE] == 1 << E.LONG
+    assert t.image[E.CHARS_AT + t.char_index("terry") * E.CH_WIDTH + E.CH_AB_TRIGGER] == 1 << E.STR
+    prep, nb = _kernel("random", 300, seed=3, overrides=['skills.bolt.range=["LONG", "LONG"]'])
+    assert not _diff(nb, R.simulate(prep.data, prep.key, 0, 300, "random"))
