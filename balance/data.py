@@ -11,6 +11,7 @@ auto-balancer, so it lives here, once.
 """
 from __future__ import annotations
 
+import copy
 import hashlib
 import tomllib
 from dataclasses import dataclass, field
@@ -122,7 +123,9 @@ class Record:
             if k in v:
                 out[k] = t.check(v[k], sub)
             elif getattr(t, "default", None) is not None:
-                out[k] = t.default
+                # a copy: an --override inside a defaulted table must not edit the schema's shared default
+                # (every other entry left at the default, and every later load in this process)
+                out[k] = copy.deepcopy(t.default)
             else:
                 raise DataError(f"{sub}: missing; expected {t.describe()}")
         return out
