@@ -25,6 +25,12 @@ def _finish(fig, reading: str):
     return fig
 
 
+def _whiskers(rate, lo, hi):
+    """Error-bar lengths below and above ``rate``, never negative: at 0 (or all) wins the Wilson bound comes out
+    a rounding error (~1e-19) past the rate, and matplotlib refuses negative lengths."""
+    return [np.maximum(rate - lo, 0.0), np.maximum(hi - rate, 0.0)]
+
+
 def rate_bars(df: pl.DataFrame, title: str, reading: str, label_col: str = "name"):
     """Horizontal bars of win rate with 95% Wilson intervals; n printed beside each bar."""
     d = df.sort("win_rate")
@@ -35,7 +41,7 @@ def rate_bars(df: pl.DataFrame, title: str, reading: str, label_col: str = "name
     lo = d["ci_low"].to_numpy()
     hi = d["ci_high"].to_numpy()
     ax.barh(y, rate, color="#4C72B0", alpha=0.85)
-    ax.errorbar(rate, y, xerr=[rate - lo, hi - rate], fmt="none", ecolor="black", capsize=3, lw=1)
+    ax.errorbar(rate, y, xerr=_whiskers(rate, lo, hi), fmt="none", ecolor="black", capsize=3, lw=1)
     ax.axvline(0.5, color="grey", lw=0.8, ls="--")
     labels = [_label(a, b) for a, b in zip(d[label_col].to_list(), d["provisional"].to_list())]
     ax.set_yticks(y, labels)
@@ -90,7 +96,7 @@ def overdrive_panel(df: pl.DataFrame, stages: int, reading: str):
     axes[0].set_title("pick rate")
     rate = d["win_rate"].to_numpy()
     axes[1].bar(x, rate, color="#4C72B0")
-    axes[1].errorbar(x, rate, yerr=[rate - d["ci_low"].to_numpy(), d["ci_high"].to_numpy() - rate], fmt="none",
+    axes[1].errorbar(x, rate, yerr=_whiskers(rate, d["ci_low"].to_numpy(), d["ci_high"].to_numpy()), fmt="none",
                      ecolor="black", capsize=3)
     axes[1].axhline(0.5, color="grey", ls="--", lw=0.8)
     axes[1].set_ylim(0, 1)
@@ -127,7 +133,7 @@ def seat_by_length(df: pl.DataFrame, reading: str, who: str = "seat 1"):
     fig, ax = plt.subplots(figsize=(7.5, 3.2))
     x = np.arange(len(d))
     rate = d["win_rate"].to_numpy()
-    ax.errorbar(x, rate, yerr=[rate - d["ci_low"].to_numpy(), d["ci_high"].to_numpy() - rate], fmt="o-", capsize=3)
+    ax.errorbar(x, rate, yerr=_whiskers(rate, d["ci_low"].to_numpy(), d["ci_high"].to_numpy()), fmt="o-", capsize=3)
     ax.axhline(0.5, color="grey", ls="--", lw=0.8)
     ax.set_xticks(x, [f"{a}\nn={g:,}" for a, g in zip(d["length"].to_list(), d["games"].to_list())], fontsize=8)
     ax.set_ylabel(f"{who} win rate")

@@ -21,7 +21,7 @@ from simulators.blade_rondo import game as G
 from simulators.blade_rondo.schema import SOLO_SCHEMAS
 
 MARIA, CAMPAIGN = "maria", "campaign"
-SU_SOLO_FLAG = 4  # solo_nb.SU_SOLO_FLAG
+SU_SOLO_FLAG = E.SU_SOLO
 # steps a scripted action / responder cannot have (they need a card slot of their own or a decision of seat 1)
 _SCRIPTED_FORBIDDEN = ("attach", "summon", "seal_answered", "may_discard_breathing", "may_discard_subordinate",
                        "discard_subordinate", "return_subordinate", "pay_extra", "reuse", "perform", "choose_one",

@@ -193,6 +193,7 @@ from simulators.blade_rondo.enums import (
     SU_LIST0,
     SU_LIST1,
     SU_MODE,
+    SU_SOLO,
     SU_N0,
     SYM_PREP,
     Z_HAND,
@@ -215,7 +216,6 @@ from simulators.common.memory_nb import MACHINE_PTR as MP
 from simulators.common.memory_nb import as_machine_nb, unmanaged_nb, unmanaged_view_nb
 from simulators.common.rng_nb import rand_below_nb, seed_nb
 
-SU_SOLO_FLAG = 4  # SETUP: the first test (Maria) / fixed Ideas given in SU_LIST1 (campaign)
 MARIA_RECORDS_T = types.Array(from_dtype(maria_dt), 1, "C")
 CAMPAIGN_RECORDS_T = types.Array(from_dtype(campaign_dt), 1, "C")
 
@@ -347,7 +347,7 @@ def maria_setup_nb(m, v, s0, p0, s1, p1):
         for k in range(hand):
             give_card_nb(m, 0, k, m[su + SU_LIST0 + k])
     so = SOLO0
-    m[so + SO_FIRST_TEST] = m[su + SU_SOLO_FLAG]
+    m[so + SO_FIRST_TEST] = m[su + SU_SOLO]
     # Maria's deck
     n = sr_nb(m, SR_DECK_N)
     shuffle_pool_nb(m, SOLO_RULES_AT + SR_DECK, n)
@@ -626,7 +626,7 @@ def campaign_setup_nb(m, v, s0, p0, s1, p1):
         m[so + SO_AMULET_ID + k] = sr_nb(m, SR_AMULETS + k)
     m[so + SO_AMULETS] = (1 << na) - 1
     nb = sr_nb(m, SR_N_BATTLES)
-    if m[su + SU_SOLO_FLAG]:
+    if m[su + SU_SOLO]:
         for b in range(nb):
             m[so + SO_IDEAS + b] = m[su + SU_LIST1 + b]
     else:
