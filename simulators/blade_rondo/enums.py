@@ -223,9 +223,9 @@ SU_MODE, SU_N0, SU_N1, SU_FIRST = 0, 1, 2, 3
 SU_LIST0 = 8  # POOL_MAX card ids
 SU_LIST1 = SU_LIST0 + POOL_MAX
 SU_SWAP = 4  # 1: the seats' deals exchanged (RunSpec.swap_seats: the drift gate's seat-swapped pairs)
+SU_SOLO = 5  # solo: 1 = the first test (Maria) / the Ideas given in SU_LIST1 (campaign)
 SETUP_W = SU_LIST1 + POOL_MAX
 # strategy hints per card id (derived from the data by game.py for the heuristics, never read by rules)
-SU_SOLO = 5  # solo: 1 = the first test (Maria) / the Ideas given in SU_LIST1 (campaign)
 HINTS_AT = SETUP_AT + SETUP_W
 H_PHYS, H_MAGIC, H_MAGIC_X, H_ATK_PERM, H_ATK_TURN, H_DEF, H_HEAL, H_KIND = 0, 1, 2, 3, 4, 5, 6, 7
 H_WIDTH = 8
