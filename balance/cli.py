@@ -435,6 +435,43 @@ def drift_cmd(baseline_file, data, override, tolerance, fwer, exact, show_all, j
         sys.exit(res.exit_code)
 
 
+@cli.command()
+@click.argument("game")
+@click.option("--card", multiple=True, metavar="NAME", help="forbid this card (repeatable: all of them at once)")
+@click.option("--overdrive", multiple=True, metavar="NAME", help="forbid this Overdrive (games that have them)")
+@click.option("--character", multiple=True, metavar="NAME", help="forbid this character (games that choose them)")
+@click.option("--games", "n_games", default=50_000, show_default=True, type=int,
+              help="deals (each is played unrestricted and once per restricted seat, on the same seed)")
+@_setup_options
+@click.option("--workers", default=None, type=int, help="processes (default: all cores)")
+@click.option("--json", "json_out", default=None, type=click.Path(dir_okay=False), help="also write the result as JSON")
+def restrict(game, card, overdrive, character, n_games, seed, setup, strategy, param, matchup, data, override, plugin,
+             game_set, players, workers, json_out):
+    """Restricted play: the win-rate change when one seat's strategy may not use an item (paired, both seats).
+
+    Every deal is played unrestricted and with each seat in turn forbidden the item, on the same seed; the
+    kernel removes it from the options offered to the strategy (any strategy). Example:
+    balance restrict colosseum --card fire --strategy greedy --games 100000"""
+    from balance import restrict as R
+
+    _plugins(plugin)
+    registry.get_game(game)
+    workers = _workers(workers)
+    spec = _spec(game, n_games, seed, setup, strategy, param, matchup, data, override, None, plugin,
+                 _options(game_set, players))
+    items = {"card": list(card), "overdrive": list(overdrive), "character": list(character)}
+    progress, close = _progress(spec.games, f"{game} restricted")
+    try:
+        res = R.restrict(spec, items, workers=workers, progress=progress)
+    finally:
+        close()
+    for line in R.format_result(res):
+        click.echo(line)
+    click.echo(f"({res.seconds:.1f} s)")
+    if json_out:
+        Path(json_out).write_text(json.dumps(res.to_json(), indent=1, ensure_ascii=False))
+
+
 def main(argv=None):
     """Entry point: user errors are one line on stderr and exit code 2 (1 is kept for drift)."""
     try:

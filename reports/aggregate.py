@@ -141,9 +141,33 @@ def seat_by_length(long: pl.LazyFrame, edges=(5, 10, 20)) -> pl.LazyFrame:
             .sort(pl.col("seat"), first))
 
 
-def card(long: pl.LazyFrame, n_cards: int, in_hand: bool = False) -> pl.LazyFrame:
+def first_turn_expr(k: int, spec: dict) -> pl.Expr:
+    """The turn (round) the seat first used card ``k``, 0 if never, from the packed per-seat column
+    ``spec["column"]``: ``spec["bits"]`` bits per card, by card index (``by = "card"``) or by the card's rank
+    among the set bits of the ``hand`` mask (``by = "hand"``: a few hand cards out of many)."""
+    bits = int(spec["bits"])
+    field = pl.lit((1 << bits) - 1, dtype=pl.UInt64)
+    col = pl.col(spec["column"]).cast(pl.UInt64)
+
+    def at(j: int) -> pl.Expr:  # field j (polars expressions have no shift: divide by a power of two)
+        return (col // pl.lit(1 << (bits * j), dtype=pl.UInt64)) & field
+
+    if spec.get("by", "card") == "card":
+        return at(k)
+    hand = pl.col("hand").cast(pl.UInt64)
+    rank = (hand & pl.lit((1 << k) - 1, dtype=pl.UInt64)).bitwise_count_ones()
+    held = (hand & pl.lit(1 << k, dtype=pl.UInt64)) != 0
+    out = pl.lit(0, dtype=pl.UInt64)
+    for j in reversed(range(64 // bits)):
+        out = pl.when(rank == j).then(at(j)).otherwise(out)
+    return pl.when(held).then(out).otherwise(pl.lit(0, dtype=pl.UInt64))
+
+
+def card(long: pl.LazyFrame, n_cards: int, in_hand: bool = False, first_turn: dict | None = None) -> pl.LazyFrame:
     """Per card: games where the seat played it at least once and wins then, and when it did not;
-    with ``in_hand`` (a ``hand`` bitmask column) also games and wins with the card in hand.
+    with ``in_hand`` (a ``hand`` bitmask column) also games and wins with the card in hand; with
+    ``first_turn`` (the game's packed first-use column, see :func:`first_turn_expr`) the sum and count of
+    the turn it was first used (the mean turn first used).
 
     One pass over the seat rows (every card's sums in one select), then one row per card."""
     sums = []
@@ -154,6 +178,9 @@ def card(long: pl.LazyFrame, n_cards: int, in_hand: bool = False) -> pl.LazyFram
         if in_hand:
             held = (pl.col("hand").cast(pl.UInt64) & bit) != 0
             sums += [held.sum().alias(f"games_in_hand_{k}"), (held & pl.col("win")).sum().alias(f"wins_in_hand_{k}")]
+        if first_turn:
+            t = first_turn_expr(k, first_turn)
+            sums += [t.sum().alias(f"turn_sum_{k}"), (t > 0).sum().alias(f"turn_n_{k}")]
     wide = long.select(pl.len().alias("seats"), pl.col("win").sum().alias("seat_wins"), *sums)
     rows = []
     for k in range(n_cards):
@@ -169,8 +196,27 @@ def card(long: pl.LazyFrame, n_cards: int, in_hand: bool = False) -> pl.LazyFram
                      pl.col(f"wins_in_hand_{k}").alias("wins_in_hand"),
                      (pl.col("seats") - pl.col(f"games_in_hand_{k}")).alias("games_not_in_hand"),
                      (pl.col("seat_wins") - pl.col(f"wins_in_hand_{k}")).alias("wins_not_in_hand")]
+        if first_turn:
+            cols += [(pl.col(f"turn_sum_{k}").cast(pl.Float64) / pl.col(f"turn_n_{k}")).alias("mean_turn_first_used")]
         rows.append(wide.select(cols))
     return pl.concat(rows)
+
+
+def solo_clear(lf: pl.LazyFrame) -> pl.LazyFrame:
+    """Solo games (the player is seat 0 against the rules): clear rate per player strategy slot
+    (``winner == 0``; a timeout is no clear)."""
+    return (lf.group_by("strategy0").agg(pl.len().alias("games"), (pl.col("winner") == 0).sum().alias("wins"),
+                                         (pl.col("winner") < 0).sum().alias("draws"))
+            .sort("strategy0"))
+
+
+def solo_battles(lf: pl.LazyFrame, n_battles: int) -> pl.LazyFrame:
+    """Campaigns (``lost_battle``: the battle lost or timed out, 0 cleared): per battle, the campaigns
+    that reached it (``games``) and were stopped there (``defeats``)."""
+    lost = pl.col("lost_battle")
+    return pl.concat([lf.select(pl.lit(b, dtype=pl.Int8).alias("battle"),
+                                ((lost == 0) | (lost >= b)).sum().alias("games"), (lost == b).sum().alias("defeats"))
+                      for b in range(1, n_battles + 1)])
 
 
 def length(lf: pl.LazyFrame) -> pl.LazyFrame:
@@ -190,6 +236,16 @@ def health(lf: pl.LazyFrame, timeout_code: int) -> pl.LazyFrame:
 
 
 # ----------------------------------------------------------------------------- assembly
+def _strategy_names(run_dir: Path) -> list[str]:
+    """The run's strategy names by slot (the ``strategy0`` ids), from its manifest."""
+    from balance.runs import read_manifest
+
+    try:
+        return list(read_manifest(Path(run_dir))["spec"]["strategies"])
+    except Exception:  # a bare folder of chunks: ids stay unnamed
+        return []
+
+
 def with_interval(df: pl.DataFrame, wins: str = "wins", games: str = "games", prefix: str = "") -> pl.DataFrame:
     """Add ``win_rate``, ``ci_low``, ``ci_high`` and ``insufficient`` (games < MIN_GAMES)."""
     w = df[wins].to_numpy().astype(np.float64)
@@ -225,7 +281,16 @@ def summarise(run_dir: Path, labels: dict, timeout_code: int) -> dict[str, pl.Da
         if "opp_od" in cols:
             queries["options"] = option_matchup(long, ["char", "od"])
     if "used" in cols and labels.get("card"):
-        queries["card"] = card(long, len(labels["card"]), in_hand="hand" in cols)
+        ft = labels.get("first_turn")
+        ft = ft if ft and ft["column"] in cols else None
+        queries["card"] = card(long, len(labels["card"]), in_hand="hand" in cols, first_turn=ft)
+    rec_cols = set(lf.collect_schema().names())
+    solo = "strategy0" in rec_cols and "strategy1" not in rec_cols  # one player against the rules
+    if solo:
+        queries["solo_clear"] = solo_clear(lf)
+        if "lost_battle" in rec_cols:
+            n_b = sum(1 for c in rec_cols if c.startswith("turns_") and c[6:].isdigit())
+            queries["solo_battles"] = solo_battles(lf, n_b)
     if "first" in cols:
         queries["turn_order"] = long.group_by("went_first").agg(_counts()).sort("went_first", descending=True)
         queries["turn_order_by_length"] = (
@@ -279,6 +344,15 @@ def summarise(run_dir: Path, labels: dict, timeout_code: int) -> dict[str, pl.Da
             (pl.col("used_win_rate") - pl.col("unused_win_rate")).alias("improvement_when_used"), *extra)
     if "options" in frames:
         out["meta_game"] = meta_game_table(frames["options"], ["char", "od"], labels)
+    if "solo_clear" in frames:
+        names = _strategy_names(run_dir)
+        out["solo_clear"] = with_interval(frames["solo_clear"]).with_columns(
+            pl.col("strategy0").replace_strict(dict(enumerate(names)), return_dtype=pl.String, default="?")
+            .alias("name"), pl.col("win_rate").alias("clear_rate"))
+    if "solo_battles" in frames:
+        # a battle's row: defeat rate (defeats / campaigns that reached it) with its interval
+        out["solo_battles"] = with_interval(frames["solo_battles"], wins="defeats").rename(
+            {"win_rate": "defeat_rate"})
     out["length"] = frames["length"]
     # Ludii's Balance: 1 - the largest win-rate gap between seats (and between characters)
     gaps = [frames["seat"]["wins"].to_numpy() / np.maximum(frames["seat"]["games"].to_numpy(), 1)]

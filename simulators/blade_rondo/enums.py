@@ -112,6 +112,7 @@ M_RNG = 8  # 4 slots: the game's xoshiro256** state
 M_N_PROG = 12
 M_SOLO = 13  # 0: two players; SOLO_MARIA / SOLO_CAMPAIGN: seat 1 is scripted by the rules (solo_nb)
 SOLO_NONE, SOLO_MARIA, SOLO_CAMPAIGN = 0, 1, 2
+M_FORBID = 14  # 2 (one per seat): card-id mask the seat's strategy may not use (restricted play; 0 = none)
 
 # --- state: global
 STATE0 = 16
@@ -140,6 +141,7 @@ O_SAURA = 39  # AURA_W: sum of the subordinates' auras
 O_COINS, O_DOLLS, O_USED, O_BREATH_USED, O_DMG, O_HANDMASK, O_DUP = 47, 48, 49, 50, 51, 52, 53
 O_REVEALED, O_PHOS_USED, O_RESPONDED, O_ATTACKS = 54, 55, 56, 57
 O_NPHOS, O_NOGAIN, O_NTOS = 58, 59, 60  # statuses in effect: Phosphorescence, Brand, with start-of-turn steps
+O_FIRST_TURNS = 61  # byte j: turn (1-based, 255 = later) the j-th card of the hand (by number) was first used
 SEAT_W = 64
 MAX_STATUS = 8
 
@@ -300,6 +302,10 @@ record_dt = np.dtype(
         ("dup1", np.uint64),
         ("used0", np.uint64),  # bit n: card No.n was used at least once (face up or face down)
         ("used1", np.uint64),
+        # byte j (bits 8j..8j+7): the turn (1-based, both players' turns counted; 255: that turn or later) the
+        # j-th card of hand0 (by card number) was first used; 0: never. Two copies of a number share a byte.
+        ("first_turn0", np.uint64),
+        ("first_turn1", np.uint64),
         ("sealed0", np.uint64),  # bit n: No.n was sealed for this seat
         ("sealed1", np.uint64),
         ("breath0", np.uint8),  # bits 0..2: Heating, Protection, Pulse used at least once

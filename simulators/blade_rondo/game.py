@@ -749,7 +749,32 @@ def labels(tables: Tables) -> dict[str, Any]:
         "breathing": [tables.card_name(i) for i in (E.ID_HEAT, E.ID_PROT, E.ID_PULSE)],
         "end_reason": list(E.END_NAMES), "provisional": tables.provisional, "seats": 2,
         "life_column": "life",
+        # first_turn0/1: a byte per card of the hand (by card number): the turn it was first used
+        "first_turn": {"column": "first_turn", "bits": 8, "by": "hand"},
     }
+
+
+def restrict_items(tables: Tables) -> dict[str, list[tuple[int, str, str]]]:
+    """What restricted play (``balance restrict``) may forbid a seat: cards, as (card number, key, name);
+    the breathing cards too (their numbers above 60)."""
+    items = [(i, tables.keys.get(i, str(i)), tables.card_name(i)) for i in range(1, 61) if i in tables.cards]
+    items += [(i, tables.card_name(i).lower(), tables.card_name(i)) for i in (E.ID_HEAT, E.ID_PROT, E.ID_PULSE)]
+    return {"card": items}
+
+
+def forbid(tables: Tables, forbidden: list[dict[str, list[int]]]) -> Tables:
+    """A copy of ``tables`` whose machine forbids seat s the cards ``forbidden[s]["card"]`` (numbers):
+    its strategy is never offered them in the action mask (nor to keep in a draft, while it can keep
+    another card). See RULINGS.md, "Restricted play"."""
+    from dataclasses import replace
+
+    image = tables.image.copy()
+    for s, items in enumerate(forbidden):
+        mask = 0
+        for cid in items.get("card", ()):
+            mask |= 1 << int(cid)
+        image[E.M_FORBID + s] = np.array(mask, np.uint64).view(np.int64)
+    return replace(tables, image=image)
 
 
 # ----------------------------------------------------------------------------- telling a game

@@ -230,6 +230,7 @@ from simulators.blade_rondo.enums import (
     L_WHERE,
     L_ZONE,
     LAST_GUARD,
+    M_FORBID,
     M_RNG,
     M_SOLO,
     N_IDS,
@@ -248,6 +249,7 @@ from simulators.blade_rondo.enums import (
     O_DOLLS,
     O_DOWN,
     O_DUP,
+    O_FIRST_TURNS,
     O_FLIPPED,
     O_HAND,
     O_HANDMASK,
@@ -1148,10 +1150,11 @@ def usable_nb(m, seat, ls):
 
 @njit(i8(MP, i8), cache=True)
 def action_mask_nb(m, seat):
-    """PH_ACTION's mask: usable local slots, and BIT_END."""
+    """PH_ACTION's mask: usable local slots, and BIT_END. Cards forbidden to the seat (M_FORBID,
+    restricted play) are left out like sealed ones: ending the turn stays legal, so no fallback is needed."""
     sb = SEAT0 + seat * SEAT_W
     rem = m[sb + O_VOLT] + m[sb + O_BONUS] - m[sb + O_SPENT]
-    sealed = m[sb + O_SEALED]
+    sealed = m[sb + O_SEALED] | m[M_FORBID + seat]
     cm0 = m[sb + O_COSTMOD_T]
     cm1 = m[sb + O_COSTMOD_T + 1]
     cm2 = m[sb + O_COSTMOD_T + 2]
@@ -1185,6 +1188,11 @@ def use_card_nb(m, v, s0, p0, s1, p1, seat, ls):
     if card_nb(m, cid, C_BREATH):
         m[sb + O_BREATH_USED] |= 1 << (cid - ID_HEAT)
     else:
+        if (m[sb + O_USED] >> cid) & 1 == 0 and (m[sb + O_HANDMASK] >> cid) & 1:
+            # first use of a hand card: its turn into the byte of its rank in the hand (reports' turn first used)
+            j = popcount_nb(m[sb + O_HANDMASK] & ((1 << cid) - 1))
+            if j < 8:
+                m[sb + O_FIRST_TURNS] |= min(m[S_TURN] + 1, 255) << (8 * j)
         m[sb + O_USED] |= 1 << cid
     if card_nb(m, cid, C_RESP):
         m[sb + O_SPENT] += m[RULES_AT + R_RESP_COST]
@@ -1449,11 +1457,14 @@ def draft_nb(m, v, s0, p0, s1, p1, seat, phase, picks, first_slot):
     for n in range(1, 61):
         if m[base + n] > 0:
             mask |= 1 << n
+    # restricted play: a seat does not keep a card it may not use while it has other cards to keep
+    keep_out = m[M_FORBID + seat] if phase == PH_KEEP else 0
     for k in range(picks):
         if mask == 0:
             return
         context_nb(m, phase, -1, picks - k, 0, seat)
-        n = decide_nb(m, v, s0, p0, s1, p1, phase, seat, mask)
+        ask = mask & ~keep_out
+        n = decide_nb(m, v, s0, p0, s1, p1, phase, seat, ask if ask else mask)
         m[base + n] -= 1
         if m[base + n] == 0:
             mask &= ~(1 << n)
@@ -1579,6 +1590,8 @@ def write_record_nb(out, i, g, m, sid0, sid1):
     r.dup1 = m[b1 + O_DUP]
     r.used0 = m[b0 + O_USED]
     r.used1 = m[b1 + O_USED]
+    r.first_turn0 = m[b0 + O_FIRST_TURNS]
+    r.first_turn1 = m[b1 + O_FIRST_TURNS]
     r.sealed0 = m[b0 + O_SEALED]
     r.sealed1 = m[b1 + O_SEALED]
     r.breath0 = m[b0 + O_BREATH_USED]

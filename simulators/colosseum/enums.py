@@ -115,6 +115,10 @@ M_TRACE_AT, M_TRACE_CAP, M_TRACE_N, M_TRACE_CUT = 0, 1, 2, 3  # trace offset, ca
 M_N_CHARS, M_N_ODS, M_N_PROG = 4, 5, 6
 M_RNG = 8  # 4 slots: the game's xoshiro256** state
 M_DICE_LO, M_DICE_W = 12, 13  # condition tables' dice geometry: lowest pip, faces per die (0: no tables)
+# restricted play (balance/restrict.py; 0 = none): per seat a mask of what its strategy is never offered while
+# another choice is legal: bits FORBID_HAND.. hand slots, FORBID_OD.. Overdrives, FORBID_CHAR.. characters
+M_FORBID = 14  # 2 slots: seat 0, seat 1
+FORBID_HAND, FORBID_OD, FORBID_CHAR = 0, 16, 32
 STATE0 = 16
 S_ROUND, S_DIST, S_DICE, S_SEALED_DIST = 16, 17, 18, 21  # S_DICE..S_DICE+2
 S_DONE, S_WINNER, S_END, S_FIRST_PICK, S_ILLEGAL_SEAT = 22, 23, 24, 25, 26
@@ -124,7 +128,9 @@ O_HAND, O_SEALED, O_TA, O_PLAYED, O_LAST = 6, 7, 8, 9, 10
 O_HITS, O_OD_FAILS, O_USED, O_TA_ROUNDS, O_DMG = 11, 12, 13, 14, 15
 O_HIST = 16  # 9 counters: how often each hand card was played (public)
 SEAT_W = 25
-STATE_END = SEAT0 + 2 * SEAT_W
+S_FIRST_ROUNDS = SEAT0 + 2 * SEAT_W  # 2 (per seat): 7 bits per hand slot k: round (1-based, 127 = later) first played
+FIRST_BITS = 7
+STATE_END = S_FIRST_ROUNDS + 2
 MAX_CHARS = 16
 MAX_ODS = 16
 RULES_AT = 80
@@ -179,6 +185,10 @@ record_dt = np.dtype(
         ("hp1", np.int16),
         ("used0", np.uint16),  # bitmask of hand cards played at least once
         ("used1", np.uint16),
+        # bits 7k..7k+6: the round (1-based; 127: that round or later) the seat first played hand card k
+        # (8 skills, then the Overdrive card); 0: never played
+        ("first_round0", np.uint64),
+        ("first_round1", np.uint64),
         ("sealed0", np.uint16),  # bitmask of this seat's cards sealed
         ("sealed1", np.uint16),
         ("od_acts0", np.int8),  # Overdrive activations (counted)

@@ -335,7 +335,34 @@ def labels(tables: Tables) -> dict[str, Any]:
         "card": tables.card_names, "card_key": tables.card_keys,
         "end_reason": list(E.END_NAMES), "provisional": tables.provisional,
         "seats": 2,
+        # first_round0/1: FIRST_BITS bits per card (by card index): the round it was first played
+        "first_turn": {"column": "first_round", "bits": E.FIRST_BITS, "by": "card"},
     }
+
+
+def restrict_items(tables: Tables) -> dict[str, list[tuple[int, str, str]]]:
+    """What restricted play (``balance restrict``) may forbid a seat, per kind: (index, key, name)."""
+    return {
+        "card": [(i, k, n) for i, (k, n) in enumerate(zip(tables.card_keys, tables.card_names))],
+        "overdrive": [(i, k, n) for i, (k, n) in enumerate(zip(tables.od_keys, tables.od_names))],
+        "character": [(i, k, n) for i, (k, n) in enumerate(zip(tables.char_keys, tables.char_names))],
+    }
+
+
+def forbid(tables: Tables, forbidden: list[dict[str, list[int]]]) -> Tables:
+    """A copy of ``tables`` whose machine forbids seat s what ``forbidden[s]`` lists: hand cards (never
+    offered in the play mask), Overdrives (the Overdrive choice) and characters (draft and free choice; the
+    random deal skips them), each while another option is legal. See RULINGS.md, "Restricted play"."""
+    from dataclasses import replace
+
+    image = tables.image.copy()
+    for s, items in enumerate(forbidden):
+        mask = 0
+        for kind, field in (("card", E.FORBID_HAND), ("overdrive", E.FORBID_OD), ("character", E.FORBID_CHAR)):
+            for i in items.get(kind, ()):
+                mask |= 1 << (field + int(i))
+        image[E.M_FORBID + s] = mask
+    return replace(tables, image=image)
 
 
 # ----------------------------------------------------------------------------- replay and scenarios

@@ -32,6 +32,7 @@ from simulators.colosseum.enums import (
     CH_TA_EFF, CH_TA_EFF_N, CH_TA_FREE_MOVE, CH_TA_LATE, CH_WIDTH, CHARS_AT, END_DOUBLE_KO, END_ILLEGAL, END_KO,
     END_TIMEOUT, EV_ABILITY, EV_DIST, EV_DRAW, EV_HIT, EV_ILLEGAL, EV_KO, EV_MISS, EV_MOVE, EV_MOVE_NOTHING,
     EV_OD_EXERT, EV_OD_FAIL, EV_OD_NULLIFIED, EV_OD_READY, EV_OD_SAME, EV_PLAY, EV_ROUND_END, EV_SETUP, EV_TA,
+    FIRST_BITS, FORBID_CHAR, FORBID_HAND, FORBID_OD, M_FORBID, S_FIRST_ROUNDS,
     FULL_HAND, INT, M_N_CHARS, M_N_ODS, M_RNG, MOVE, N_DIST, N_STAGES, O_CHAR, O_DMG, O_HAND, O_HIST, O_HITS, O_HP,
     O_LAST, O_MAXHP, O_OD, O_OD_COUNT, O_OD_FAILS, O_OD_REVEALED, O_PLAYED, O_SEALED, O_TA, O_TA_ROUNDS, O_USED, OD,
     OD_COMMON, OD_COMMON_N, OD_PRIORITY, OD_SLOT, OD_STAGE_COND, OD_STAGE_EFF, OD_TAB_AT, PHASE_CHARACTER,
@@ -352,11 +353,15 @@ def _resolve_round_nb(m, c0, c1):
     emit_nb(m, rnd, 0, EV_PLAY, c0, 0, 0)
     if c0 >= 0:
         m[b0 + O_HIST + c0] += 1
+        if (m[b0 + O_USED] >> c0) & 1 == 0:
+            m[S_FIRST_ROUNDS] |= min(rnd + 1, 127) << (FIRST_BITS * c0)
         m[b0 + O_USED] |= 1 << c0
         m[b0 + O_OD_REVEALED] |= 1 if c0 == OD_SLOT else 0
     emit_nb(m, rnd, 1, EV_PLAY, c1, 0, 0)
     if c1 >= 0:
         m[b1 + O_HIST + c1] += 1
+        if (m[b1 + O_USED] >> c1) & 1 == 0:
+            m[S_FIRST_ROUNDS + 1] |= min(rnd + 1, 127) << (FIRST_BITS * c1)
         m[b1 + O_USED] |= 1 << c1
         m[b1 + O_OD_REVEALED] |= 1 if c1 == OD_SLOT else 0
     k0 = card_kind_nb(m, c0)
@@ -534,6 +539,15 @@ def _deal_characters_nb(m, n_each):
     return deal0, deal1
 
 
+@njit(i8(MP, i8, i8, i8), cache=True, inline='always')
+def allowed_nb(m, seat, field, mask):
+    """``mask`` without the options restricted play forbids ``seat`` (M_FORBID bits ``field``..+15), or the
+    whole ``mask`` when nothing else would be left: every strategy is restricted the same way, and a
+    restricted seat still has a legal choice (RULINGS.md, "Restricted play"). No restriction: ``mask``."""
+    a = mask & ~((m[M_FORBID + seat] >> field) & 0xFFFF)
+    return a if a else mask
+
+
 # ----------------------------------------------------------------------------- the game loop (takes strategies)
 @njit(void(MP, i8[::1], i8, i8[::1], STRATEGY_T, f8[::1], STRATEGY_T, f8[::1]), cache=True)
 def setup_game_nb(m, v, setup, fixed, strat0, params0, strat1, params1):
@@ -554,11 +568,11 @@ def setup_game_nb(m, v, setup, fixed, strat0, params0, strat1, params1):
         deal0, deal1 = _deal_characters_nb(m, 3)
         if sw:
             deal0, deal1 = deal1, deal0
-            c1 = strat1(PHASE_CHARACTER, v, 1, deal1, params1)
-            c0 = strat0(PHASE_CHARACTER, v, 0, deal0, params0)
+            c1 = strat1(PHASE_CHARACTER, v, 1, allowed_nb(m, 1, FORBID_CHAR, deal1), params1)
+            c0 = strat0(PHASE_CHARACTER, v, 0, allowed_nb(m, 0, FORBID_CHAR, deal0), params0)
         else:
-            c0 = strat0(PHASE_CHARACTER, v, 0, deal0, params0)
-            c1 = strat1(PHASE_CHARACTER, v, 1, deal1, params1)
+            c0 = strat0(PHASE_CHARACTER, v, 0, allowed_nb(m, 0, FORBID_CHAR, deal0), params0)
+            c1 = strat1(PHASE_CHARACTER, v, 1, allowed_nb(m, 1, FORBID_CHAR, deal1), params1)
         if c0 < 0 or (deal0 >> c0) & 1 == 0:
             illegal_nb(m, 0, c0)
             return
@@ -576,7 +590,7 @@ def setup_game_nb(m, v, setup, fixed, strat0, params0, strat1, params1):
                 m[SEAT0 + p * SEAT_W + O_CHAR] = c0 if p == 0 else c1
                 continue
             other = c1 if p == 0 else c0
-            mask = pool & ~(1 << other) if other >= 0 else pool
+            mask = allowed_nb(m, p, FORBID_CHAR, pool & ~(1 << other) if other >= 0 else pool)
             if p == 0:
                 c0 = strat0(PHASE_CHARACTER, v, 0, mask, params0)
                 x = c0
@@ -587,16 +601,16 @@ def setup_game_nb(m, v, setup, fixed, strat0, params0, strat1, params1):
                 illegal_nb(m, p, x)
                 return
             m[SEAT0 + p * SEAT_W + O_CHAR] = x
-    elif sw:
+    elif sw:  # random deal: a forbidden character is not dealt to the restricted seat
         if c1 < 0:
-            c1 = rand_bit_nb(m, M_RNG, pool & ~(1 << c0) if c0 >= 0 else pool)
+            c1 = rand_bit_nb(m, M_RNG, allowed_nb(m, 1, FORBID_CHAR, pool & ~(1 << c0) if c0 >= 0 else pool))
         if c0 < 0:
-            c0 = rand_bit_nb(m, M_RNG, pool & ~(1 << c1))
+            c0 = rand_bit_nb(m, M_RNG, allowed_nb(m, 0, FORBID_CHAR, pool & ~(1 << c1)))
     else:
         if c0 < 0:
-            c0 = rand_bit_nb(m, M_RNG, pool & ~(1 << c1) if c1 >= 0 else pool)
+            c0 = rand_bit_nb(m, M_RNG, allowed_nb(m, 0, FORBID_CHAR, pool & ~(1 << c1) if c1 >= 0 else pool))
         if c1 < 0:
-            c1 = rand_bit_nb(m, M_RNG, pool & ~(1 << c0))
+            c1 = rand_bit_nb(m, M_RNG, allowed_nb(m, 1, FORBID_CHAR, pool & ~(1 << c0)))
     m[SEAT0 + O_CHAR] = c0
     m[SEAT0 + SEAT_W + O_CHAR] = c1
     place_start_nb(m)
@@ -605,14 +619,14 @@ def setup_game_nb(m, v, setup, fixed, strat0, params0, strat1, params1):
     o0 = fixed[3] if sw else fixed[2]
     o1 = fixed[2] if sw else fixed[3]
     if sw and o1 < 0:
-        o1 = strat1(PHASE_OVERDRIVE, v, 1, all_od, params1)
+        o1 = strat1(PHASE_OVERDRIVE, v, 1, allowed_nb(m, 1, FORBID_OD, all_od), params1)
     if o0 < 0:
-        o0 = strat0(PHASE_OVERDRIVE, v, 0, all_od, params0)
+        o0 = strat0(PHASE_OVERDRIVE, v, 0, allowed_nb(m, 0, FORBID_OD, all_od), params0)
         if o0 < 0 or (all_od >> o0) & 1 == 0:
             illegal_nb(m, 0, o0)
             return
     if o1 < 0:
-        o1 = strat1(PHASE_OVERDRIVE, v, 1, all_od, params1)
+        o1 = strat1(PHASE_OVERDRIVE, v, 1, allowed_nb(m, 1, FORBID_OD, all_od), params1)
     if o1 < 0 or (all_od >> o1) & 1 == 0:
         illegal_nb(m, 1, o1)
         return
@@ -634,16 +648,18 @@ def play_game_nb(m, v, strat0, params0, strat1, params1, sw):
             break
         h0 = m[SEAT0 + O_HAND]
         h1 = m[SEAT0 + SEAT_W + O_HAND]
+        a0 = allowed_nb(m, 0, FORBID_HAND, h0)
+        a1 = allowed_nb(m, 1, FORBID_HAND, h1)
         if sw:
-            c1 = strat1(PHASE_PLAY, v, 1, h1, params1) if h1 else -1
-            c0 = strat0(PHASE_PLAY, v, 0, h0, params0) if h0 else -1
+            c1 = strat1(PHASE_PLAY, v, 1, a1, params1) if h1 else -1
+            c0 = strat0(PHASE_PLAY, v, 0, a0, params0) if h0 else -1
         else:
-            c0 = strat0(PHASE_PLAY, v, 0, h0, params0) if h0 else -1
-            c1 = strat1(PHASE_PLAY, v, 1, h1, params1) if h1 else -1
-        if h0 and (c0 < 0 or (h0 >> c0) & 1 == 0):
+            c0 = strat0(PHASE_PLAY, v, 0, a0, params0) if h0 else -1
+            c1 = strat1(PHASE_PLAY, v, 1, a1, params1) if h1 else -1
+        if h0 and (c0 < 0 or (a0 >> c0) & 1 == 0):
             illegal_nb(m, 0, c0)
             break
-        if h1 and (c1 < 0 or (h1 >> c1) & 1 == 0):
+        if h1 and (c1 < 0 or (a1 >> c1) & 1 == 0):
             illegal_nb(m, 1, c1)
             break
         _resolve_round_nb(m, c0, c1)
@@ -670,6 +686,8 @@ def write_record_nb(out, i, g, m, sid0, sid1):
     r.hp1 = m[b1 + O_HP]
     r.used0 = m[b0 + O_USED]
     r.used1 = m[b1 + O_USED]
+    r.first_round0 = m[S_FIRST_ROUNDS]
+    r.first_round1 = m[S_FIRST_ROUNDS + 1]
     r.sealed0 = m[b0 + O_SEALED]
     r.sealed1 = m[b1 + O_SEALED]
     r.od_acts0 = m[b0 + O_OD_COUNT]

@@ -427,6 +427,31 @@ def report_hook(run_dir, tables, frames, spec):
     return report_sections(run_dir, tables, frames, spec)
 
 
+def restrict_items(tables: Tables) -> dict[str, list[tuple[int, str, str]]]:
+    """What restricted play (``balance restrict``) may forbid a seat: action and duelling cards (kinds)."""
+    return {"card": [(i, k, n) for i, (k, n) in enumerate(zip(tables.card_keys, tables.card_names))]}
+
+
+def forbid(tables: Tables, forbidden: list[dict[str, list[int]]]) -> Tables:
+    """A copy of ``tables`` whose machine forbids the seats of ``forbidden`` (one dict per seat) the card
+    kinds listed under ``"card"``: the kernel drops the hand slots holding them from the seat's reaction,
+    action, cancel and duel-card masks (passing stays legal). One kind set serves every restricted seat
+    (the rules vector has two free slots): restricted play forbids the same item to one seat at a time."""
+    from dataclasses import replace
+
+    image = tables.image.copy()
+    seats, kinds = 0, set()
+    for s, items in enumerate(forbidden):
+        if items.get("card"):
+            seats |= 1 << s
+            kinds |= {int(k) for k in items["card"]}
+    if len({frozenset(f.get("card", ())) for f in forbidden if f.get("card")}) > 1:
+        raise BalanceError("rose_duel forbids one set of cards to every restricted seat")
+    image[E.RULES_AT + E.R_FORBID_SEATS] = seats
+    image[E.RULES_AT + E.R_FORBID_KINDS] = sum(1 << k for k in kinds)
+    return replace(tables, image=image)
+
+
 # ----------------------------------------------------------------------------- replay and scenarios
 def _seat(names, s):
     if s == E.HOUSE:

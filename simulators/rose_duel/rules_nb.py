@@ -25,6 +25,7 @@ from simulators.common.rng_nb import popcount_nb, rand_below_nb, rand_bit_nb, se
 from simulators.common.strategy import STRATEGY_T
 from simulators.rose_duel.enums import (
     SCR_DICE_AT, SCR_DICE_N, SCR_DICE_POS, SCR_ERR, SCR_ON, R_UNOWNED_GOALS, UNOWNED_VICTOR,
+    R_FORBID_KINDS, R_FORBID_SEATS,
     AKIO_AT, AKIO_CARDS_AT, AKIO_HAND, CA_CANCELS, CA_COPIES, CA_DUEL_EFF, CA_DUEL_EFF_N, CA_EFF, CA_EFF_N, CA_TYPE,
     CA_WIDTH, CARDS_AT, CT_ACTION, D_CNT_FIRST, D_CNT_HIT, D_CNT_LOCK, D_CNT_PARRY, D_CNT_PHASES, D_FIX, D_FIX_LOC,
     D_NEXT_ATT, D_NO_CARDS, D_OBJ_DONE, D_PHASE, D_RESULT, D_REVOLUTION, D_SIDE0, D_SPEC0, D_SPEC1, D_WINNER_SIDE,
@@ -145,6 +146,21 @@ def hand_mask_nb(m, p, kinds):
         if (kinds >> m[b + O_HAND + i]) & 1:
             r |= 1 << i
     return r
+
+
+@njit(cache=True, inline='always')
+def allow_nb(m, p, mask, at, n):
+    """Restricted play: ``mask`` (slots ``i`` < ``n`` holding kinds ``m[at + i]``) without the slots of kinds
+    forbidden to seat ``p`` (R_FORBID_SEATS / R_FORBID_KINDS; never the house). Every card decision offers
+    PASS besides, so a seat left with nothing is simply not asked."""
+    if (m[RULES_AT + R_FORBID_SEATS] >> p) & 1 == 0:
+        return mask
+    fk = m[RULES_AT + R_FORBID_KINDS]
+    for i in range(n):
+        k = m[at + i]
+        if k >= 0 and (fk >> k) & 1:
+            mask &= ~(1 << i)
+    return mask
 
 
 @njit(cache=True, inline='always')
@@ -533,7 +549,7 @@ def play_duel_card_nb(m, v, side, spectator_seat, strats, params):
     """One card from a duelist (``spectator_seat`` < 0) or a spectator (which side it helps: asked)."""
     if spectator_seat >= 0:
         p = spectator_seat
-        mask = duel_card_mask_nb(m, p, True)
+        mask = allow_nb(m, p, duel_card_mask_nb(m, p, True), sb(p) + O_HAND, m[sb(p) + O_HAND_N])
         if mask == 0:
             return
         c = ask_nb(m, v, p, PH_DUEL_CARD, mask | (1 << PASS_BIT), strats, params)
@@ -549,6 +565,7 @@ def play_duel_card_nb(m, v, side, spectator_seat, strats, params):
             for i in range(HAND_MAX):
                 if m[AKIO_HAND + i] >= 0:
                     mask |= 1 << i
+            mask = allow_nb(m, p, mask, AKIO_HAND, HAND_MAX)
             if mask == 0:
                 return
             c = ask_nb(m, v, p, PH_DUEL_CARD, mask | (1 << PASS_BIT), strats, params)
@@ -559,7 +576,7 @@ def play_duel_card_nb(m, v, side, spectator_seat, strats, params):
         else:
             if p >= HOUSE:
                 return
-            mask = hand_mask_nb(m, p, m[DUEL_MASK_AT])
+            mask = allow_nb(m, p, hand_mask_nb(m, p, m[DUEL_MASK_AT]), sb(p) + O_HAND, m[sb(p) + O_HAND_N])
             if mask == 0:
                 return
             c = ask_nb(m, v, p, PH_DUEL_CARD, mask | (1 << PASS_BIT), strats, params)
@@ -941,7 +958,8 @@ def offer_reaction_nb(m, v, q, e, strats, params):
     """Ask seat ``q`` to react to event ``e``; returns 1 when it reacted."""
     if not m[sb(q) + O_IN]:
         return 0
-    mask = hand_mask_nb(m, q, m[EVENTS_AT + e * EV_WIDTH + EV_REACT_MASK])
+    mask = allow_nb(m, q, hand_mask_nb(m, q, m[EVENTS_AT + e * EV_WIDTH + EV_REACT_MASK]), sb(q) + O_HAND,
+                    m[sb(q) + O_HAND_N])
     if mask == 0:
         return 0
     c = ask_nb(m, v, q, PH_REACT, mask | (1 << PASS_BIT), strats, params)
@@ -1001,6 +1019,7 @@ def action_nb(m, v, p, strats, params):
         k = m[b + O_HAND + i]
         if card_nb(m, k, CA_TYPE) == CT_ACTION and card_nb(m, k, CA_EFF_N) > 0:
             mask |= 1 << i
+    mask = allow_nb(m, p, mask, b + O_HAND, m[b + O_HAND_N])
     if mask == 0:
         return
     c = ask_nb(m, v, p, PH_ACTION, mask | (1 << PASS_BIT), strats, params)
@@ -1023,6 +1042,7 @@ def action_nb(m, v, p, strats, params):
     for i in range(m[bt + O_HAND_N]):
         if (card_nb(m, m[bt + O_HAND + i], CA_CANCELS) >> k) & 1:
             cmask |= 1 << i
+    cmask = allow_nb(m, t, cmask, bt + O_HAND, m[bt + O_HAND_N])
     if cmask:
         m[S_CTX_SEAT] = p
         c2 = ask_nb(m, v, t, PH_CANCEL, cmask | (1 << PASS_BIT), strats, params)

@@ -52,6 +52,14 @@ def test_tables_agree_with_records(tables):
     rate = card["win_rate"].to_numpy()
     ok = ~np.isnan(rate)
     assert (lo[ok] <= rate[ok]).all() and (rate[ok] <= hi[ok]).all()
+    # mean turn first used, from the packed per-seat column (7 bits per card): every played card has a turn
+    for r in card.iter_rows(named=True):
+        k = r["card"]
+        t = np.concatenate([(recs[f"first_round{s}"].to_numpy() >> np.uint64(7 * k)) & np.uint64(127) for s in (0, 1)])
+        used = np.concatenate([(recs[f"used{s}"].to_numpy().astype(np.uint64) >> np.uint64(k)) & np.uint64(1)
+                               for s in (0, 1)])
+        assert ((t > 0) == (used > 0)).all(), r["name"]
+        assert r["mean_turn_first_used"] == pytest.approx(t[t > 0].mean()) and r["mean_turn_first_used"] >= 1
     h = tables["health"].row(0, named=True)
     assert h["games"] == n and 0 <= h["balance"] <= 1
     mg = tables["meta_game"]
