@@ -110,7 +110,7 @@ def test_maria_first_test_table(maria):
 
 
 def test_campaign_per_strategy_battle_and_idea(campaign):
-    d, s, rec = campaign
+    _, s, rec = campaign
     part = s["blade_rondo_campaign"]
     rows = {r["name"]: r for r in part["per_strategy"]}
     for slot, name in enumerate(("control", "greedy")):
