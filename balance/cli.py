@@ -472,6 +472,124 @@ def restrict(game, card, overdrive, character, n_games, seed, setup, strategy, p
         Path(json_out).write_text(json.dumps(res.to_json(), indent=1, ensure_ascii=False))
 
 
+def _whatif_options(f):
+    """Setup options of sweep/autobalance: like _setup_options, but strategy knobs are --knob (--param is the
+    sweep's data parameter)."""
+    options = [
+        click.option("--seed", default=1, show_default=True, type=int, help="root seed: every variant plays its deals"),
+        click.option("--setup", default=None, help="setup name (see 'balance games'); default: the game's"),
+        click.option("--strategy", multiple=True, metavar="NAME",
+                     help="strategy for both seats, or give it twice (seat 1, seat 2); default random"),
+        click.option("--knob", multiple=True, metavar="STRATEGY.KNOB=V", help="set a strategy knob"),
+        click.option("--matchup", default=None, metavar="A:B", help="pin the characters, e.g. terry:elaine"),
+        click.option("--data", default=None, type=click.Path(file_okay=False), help="a copy of the game's data folder"),
+        click.option("--override", multiple=True, metavar="KEY=VALUE", help="change one data field for every variant"),
+        click.option("--plugin", multiple=True, metavar="MODULE", help="import MODULE to register strategies"),
+        click.option("--set", "game_set", multiple=True, metavar="KEY=VALUE", help="a game option, e.g. players=5"),
+        click.option("--players", default=None, type=int, help="number of players (games that take it)"),
+        click.option("--dim", "dims", multiple=True, metavar="DIM",
+                     help="tracked dimension (repeatable): meta, character, overdrive, seat, turn_order, card, ..."),
+        click.option("--workers", default=None, type=int, help="processes (default: all cores)"),
+    ]
+    for opt in reversed(options):
+        f = opt(f)
+    return f
+
+
+@cli.command()
+@click.argument("game")
+@click.option("--param", "params", multiple=True, metavar="KEY=V1,V2,...|KEY=LO..HI",
+              help="a data field and its values, e.g. characters.terry.hp=16..22 (repeat: the grid of all)")
+@click.option("--games", "n_games", default=None, type=int,
+              help="deals per grid point (default: a tenth of the game's drift-gate budget)")
+@_whatif_options
+@click.option("--out", default=None, type=click.Path(file_okay=False), help="folder for sweep.csv and the plots "
+              "(default runs/sweep-GAME-TIME)")
+@click.option("--list", "list_only", is_flag=True, help="list the game's numeric data fields and exit")
+def sweep(game, params, n_games, seed, setup, strategy, knob, matchup, data, override, plugin, game_set, players, dims,
+          workers, out, list_only):
+    """What-if sweep: play every value of --param on the same deals; a table and a plot per tracked win rate."""
+    from balance import drift
+    from balance import sweep as S
+
+    _plugins(plugin)
+    registry.get_game(game)
+    deals = n_games if n_games is not None else max(1000, drift.default_deals(game) // 10)
+    spec = _spec(game, deals, seed, setup, strategy, knob, matchup, data, override, None, plugin,
+                 _options(game_set, players))
+    if list_only:
+        for line in S.list_fields(spec):
+            click.echo(line)
+        return
+    if not params:
+        raise BalanceError(f"sweep needs --param KEY=V1,V2,... (the fields: balance sweep {game} --list)")
+    workers = _workers(workers)
+    fields = S.numeric_fields(spec)
+    parsed = [S.parse_param(p, fields, game) for p in params]
+    pdims, _ = S.probe(spec)
+    dims = S.check_dims(dims, game, pdims) if dims else S.default_dims(pdims)
+    out = Path(out or f"runs/sweep-{game}-{time.strftime('%Y%m%d-%H%M%S')}")
+    progress, close = _progress(spec.games, f"{game} sweep")
+    try:
+        res = S.sweep(spec, parsed, dims, workers=workers, progress=progress)
+    finally:
+        close()
+    frame = S.result_frame(res)
+    for line in S.format_sweep(res, frame):
+        click.echo(line)
+    for p in S.write_outputs(res, out):
+        click.echo(f"wrote {p}")
+
+
+@cli.command()
+@click.argument("game")
+@click.option("--target", default="0.45:0.55", show_default=True, metavar="LO:HI",
+              help="the band every tracked win rate must end in (fractions, or percentages such as 45:55)")
+@click.option("--max-edits", default=3, show_default=True, type=int, help="most data fields to change")
+@click.option("--params", "patterns", default="*", show_default=True, metavar="PATTERN[,PATTERN]",
+              help="which numeric fields may change (glob on FILE.ENTRY.FIELD, e.g. 'characters.*.hp')")
+@click.option("--games", "n_games", default=None, type=int,
+              help="deals per evaluation of a candidate edit (default: a fiftieth of the drift-gate budget)")
+@click.option("--screen-games", default=None, type=int,
+              help="deals per first-pass screening of every candidate (default: a fifth of --games)")
+@click.option("--beam", default=6, show_default=True, type=int, help="candidates per step re-played at --games")
+@click.option("--verify-games", default=None, type=int,
+              help="deals of the final before/after table (default: 4x --games)")
+@_whatif_options
+@click.option("--json", "json_out", default=None, type=click.Path(dir_okay=False), help="also write the result as JSON")
+def autobalance(game, target, max_edits, patterns, n_games, screen_games, beam, verify_games, seed, setup, strategy,
+                knob, matchup, data, override, plugin, game_set, players, dims, workers, json_out):
+    """Search the data's numeric fields (provisional first) for the fewest edits that bring every tracked win rate
+    into the --target band; print the proposal as a data diff with a before/after table."""
+    from balance import autobalance as A
+    from balance import drift
+    from balance import sweep as S
+
+    _plugins(plugin)
+    registry.get_game(game)
+    band = A.parse_target(target)
+    if max_edits < 1:
+        raise BalanceError(f"--max-edits must be >= 1, got {max_edits}")
+    if beam < 1:
+        raise BalanceError(f"--beam must be >= 1, got {beam}")
+    deals = n_games if n_games is not None else max(2000, drift.default_deals(game) // 50)
+    for opt, v in (("--screen-games", screen_games), ("--verify-games", verify_games)):
+        if v is not None and v <= 0:
+            raise BalanceError(f"{opt} must be a positive number of deals, got {v}")
+    spec = _spec(game, deals, seed, setup, strategy, knob, matchup, data, override, None, plugin,
+                 _options(game_set, players))
+    workers = _workers(workers)
+    pdims, effect = S.probe(spec)
+    dims = S.check_dims(dims, game, pdims) if dims else A.default_dims(pdims)
+    res = A.autobalance(spec, band, max_edits=max_edits, patterns=patterns, dims=dims,
+                        screen_deals=screen_games or max(500, deals // 5), verify_deals=verify_games or 4 * deals,
+                        beam=beam, workers=workers, swap=effect == "new", log=lambda s: click.echo(s, err=True))
+    for line in A.format_result(res):
+        click.echo(line)
+    if json_out:
+        Path(json_out).write_text(json.dumps(A.result_json(res), indent=1, ensure_ascii=False))
+
+
 def main(argv=None):
     """Entry point: user errors are one line on stderr and exit code 2 (1 is kept for drift)."""
     try:

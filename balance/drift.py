@@ -81,6 +81,7 @@ class Sim:
     deals: int
     seconds: float
     by_players: bool = False
+    crosses: list = field(default_factory=list)  # per arm i >= 1: cross sums between arm 0 and arm i
 
 
 _STATE: dict = {}
@@ -144,8 +145,8 @@ def _chunk_task(c0: int, count: int):
         digests.append(h.hexdigest())
         mats.append(space.dense(recs, count, index))
     out = {"digests": digests, "arms": [{d: rows.sums(*m[d]) for d in m} for m in mats]}
-    if len(mats) == 2:
-        out["cross"] = {d: rows.cross_sums(mats[0][d], mats[1][d]) for d in mats[0]}
+    # cross sums of arm 0 with every other arm: paired shifts against the first arm (drift: 2 arms; sweeps: more)
+    out["crosses"] = [{d: rows.cross_sums(mats[0][d], m[d]) for d in mats[0]} for m in mats[1:]]
     return c0, out
 
 
@@ -194,17 +195,17 @@ def simulate(arms: list[Arm], deals: int, chunk: int = DEFAULT_CHUNK, workers: i
             raise
         ex.shutdown(wait=True)
     arm_sums = [None] * len(arms)
-    cross = None
+    crosses = [None] * (len(arms) - 1)
     digests = [[] for _ in arms]
     for c0, _ in plan:
         out = results[c0]
         for i in range(len(arms)):
             arm_sums[i] = _add(arm_sums[i], out["arms"][i])
             digests[i].append(out["digests"][i])
-        if "cross" in out:
-            cross = _add(cross, out["cross"])
-    return Sim(dims=_STATE["dims"], arms=arm_sums, cross=cross, digests=digests, deals=deals,
-               seconds=time.perf_counter() - t0, by_players=by_players)
+        for i, x in enumerate(out["crosses"]):
+            crosses[i] = _add(crosses[i], x)
+    return Sim(dims=_STATE["dims"], arms=arm_sums, cross=crosses[0] if crosses else None, digests=digests,
+               deals=deals, seconds=time.perf_counter() - t0, by_players=by_players, crosses=crosses)
 
 
 # ----------------------------------------------------------------------------- seat orders
