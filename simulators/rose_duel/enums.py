@@ -207,13 +207,14 @@ _fields = [
     ("events", np.int16),
     ("actions", np.int16),
     ("cancels", np.int16),
-    ("phase_hits", np.int16),  # duel phases whose attack succeeded
-    ("phase_locks", np.int16),  # ... ended in a sword lock
-    ("phase_parries", np.int16),  # ... were parried
+    # int32: up to max_turns duels of max_phases phases each (5000 x 100 within the schema's ranges)
+    ("phase_hits", np.int32),  # duel phases whose attack succeeded
+    ("phase_locks", np.int32),  # ... ended in a sword lock
+    ("phase_parries", np.int32),  # ... were parried
 ]
-for _base, _t in (("strategy", np.int8), ("duelist", np.int8), ("nobility", np.int8), ("goals", np.int8),
+for _base, _t in (("strategy", np.int8), ("duelist", np.int8), ("nobility", np.int16), ("goals", np.int8),
                   ("out", np.int16), ("duels", np.int16), ("duel_wins", np.int16), ("rose_hits", np.int16),
-                  ("body_hits", np.int16), ("noble", np.int16), ("used", np.uint64)):
+                  ("body_hits", np.int32), ("noble", np.int16), ("used", np.uint64)):
     for _s in range(MAX_SEATS):
         _fields.append((f"{_base}{_s}", _t))
 record_dt = np.dtype(_fields, align=True)
