@@ -288,7 +288,9 @@ def validate(target, override):
 @click.option("--strategy", multiple=True, metavar="NAME", help="strategies to measure (default: all)")
 @click.option("--plugin", multiple=True, metavar="MODULE")
 @click.option("--set", "game_set", multiple=True, metavar="KEY=VALUE", help="a game option, e.g. players=4")
-def bench(game, n_games, strategy, plugin, game_set):
+@click.option("--reference", is_flag=True,
+              help="instead: the Numba / plain-Python reference engine speed ratio on one core (colosseum, rose_duel)")
+def bench(game, n_games, strategy, plugin, game_set, reference):
     """Games per second on one core for each strategy (mirror pairs), and compile/load time."""
     from balance.runs import Prepared, RunSpec
 
@@ -298,6 +300,9 @@ def bench(game, n_games, strategy, plugin, game_set):
 
     cpu = platform.processor() or platform.machine()
     click.echo(f"machine: {cpu}, {os.cpu_count()} cores; Python {platform.python_version()}, numba {numba.__version__}")
+    if reference:
+        _bench_reference(game)
+        return
     click.echo(f"{'pair':<22}{'compile/load s':>15}{'games/s/core':>15}{'rounds/game':>13}")
     for name in names:
         prep = Prepared(RunSpec(game=game, games=1, strategies=[name, name],
@@ -338,6 +343,44 @@ def duel(a, b, focus, modifiers, location, duels, seed, strategy, no_cards, show
     for line in duel_command(a, b, focus=focus, modifiers=modifiers, location=location, duels=duels, seed=seed,
                              strategy=strategy, no_cards=no_cards, show=show, data=data, overrides=override):
         click.echo(line)
+
+
+def _bench_reference(game):
+    """The Numba / reference speed ratio: the same games from the same streams, on one core."""
+    from balance.reference import bench_reference
+
+    r = bench_reference(game)
+    click.echo(f"reference engine, {r['what']}: Numba {r['numba_per_s']:,.0f}/s ({r['numba_n']:,}), plain Python "
+               f"{r['reference_per_s']:,.0f}/s ({r['reference_n']:,}); Numba / reference = {r['ratio']:,.0f}x")
+
+
+@cli.command()
+@click.argument("game")
+@click.option("--games", "n_games", default=10_000, show_default=True, type=int, help="games over random valid data")
+@click.option("--seed", default=1, show_default=True, type=int)
+@click.option("--per-variant", default=500, show_default=True, type=int, help="games per random data variant")
+@click.option("--bad-data", default=200, show_default=True, type=int,
+              help="corrupted data folders that 'balance validate' must refuse in one line (0: none)")
+def fuzz(game, n_games, seed, per_variant, bad_data):
+    """Fuzz GAME: random valid data and strategies (no crash, every game ends, invariants hold in a checked
+    build, the reference engine agrees) and corrupted data files (one-line errors). Exit 1 if anything broke."""
+    from balance import fuzz as F
+
+    registry.get_game(game)
+    if bad_data < 0:
+        raise BalanceError(f"--bad-data must be >= 0, got {bad_data}")
+    progress, close = _progress(n_games, f"{game} fuzz")
+    try:
+        res = F.fuzz(game, n_games, seed=seed, per_variant=per_variant, progress=progress)
+    finally:
+        close()
+    if bad_data:
+        res.bad_data, failures = F.fuzz_bad_data(game, bad_data, seed)
+        res.failures += [f"bad data: {f}" for f in failures]
+    for line in F.format_result(res):
+        click.echo(line)
+    if not res.ok:
+        sys.exit(1)
 
 
 def _progress(total: int, label: str):
