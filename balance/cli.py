@@ -130,19 +130,33 @@ def games(plugin):
 @click.argument("game")
 @click.option("--games", "n_games", default=100_000, show_default=True, type=int, help="number of games")
 @_setup_options
-@click.option("--workers", default=None, type=int, help="processes (default: all cores)")
+@click.option("--workers", default=None, type=int,
+              help="processes (default: all cores); with --executor dask and no --scheduler: LocalCluster workers")
 @click.option("--chunk-size", default=None, type=int, help="games per chunk file (default 100,000)")
+@click.option("--executor", default=None, type=click.Choice(["local", "dask"]),
+              help="local processes (default) or a dask.distributed cluster (pip install '.[dask]')")
+@click.option("--scheduler", default=None, metavar="tcp://HOST:PORT",
+              help="dask scheduler address (implies --executor dask); default: start a LocalCluster")
 @click.option("--out", default=None, type=click.Path(file_okay=False), help="run folder (default runs/GAME-TIME)")
 @click.option("--resume", is_flag=True, help="complete an interrupted run in --out with its own settings")
 def simulate(game, n_games, seed, setup, strategy, param, matchup, data, override, plugin, game_set, players, workers,
-             chunk_size, out, resume):
-    """Simulate GAME in batch and write a run folder (manifest.json + records/chunk-*.parquet)."""
+             chunk_size, executor, scheduler, out, resume):
+    """Simulate GAME in batch and write a run folder (manifest.json + records/chunk-*.parquet).
+
+    Records depend only on the seed and settings, never on --workers, --chunk-size or --executor. A run
+    killed at any moment completes with --resume to the records of an uninterrupted run."""
     from balance.runs import default_workers, run
 
     _plugins(plugin)
     registry.get_game(game)
     if workers is not None and workers <= 0:
         raise BalanceError(f"--workers must be >= 1, got {workers}")
+    if scheduler and executor == "local":
+        raise BalanceError("--scheduler needs --executor dask (the local executor runs on this machine only)")
+    executor = executor or ("dask" if scheduler else "local")
+    if scheduler and workers is not None:
+        raise BalanceError("--workers does not apply with --scheduler: the cluster's own workers run the chunks "
+                           "(start each with 'dask worker ADDRESS --nworkers N --nthreads 1')")
     workers = workers or default_workers()
     if resume:
         if not out:
@@ -173,7 +187,8 @@ def simulate(game, n_games, seed, setup, strategy, param, matchup, data, overrid
 
     try:
         try:
-            man = run(run_dir, spec, resume=resume, workers=workers, progress=progress)
+            man = run(run_dir, spec, resume=resume, workers=workers, progress=progress,
+                      log=lambda line: click.echo(line, err=True), executor=executor, scheduler=scheduler)
         finally:
             if bars:
                 bars[0].__exit__(None, None, None)
@@ -191,9 +206,10 @@ def simulate(game, n_games, seed, setup, strategy, param, matchup, data, overrid
     wall = time.perf_counter() - t0
     cpu = man["timing"]["cpu_seconds"]
     comp = man["timing"].get("compile_load_seconds", 0.0)
+    used = man["timing"].get("workers", workers)
     click.echo(f"{man['games']:,} games in {wall:.2f} s wall ({man['games'] / max(wall, 1e-9):,.0f} games/s, "
-               f"{workers} worker{'s' if workers > 1 else ''}); {cpu:.2f} s in chunks; kernel compile/load "
-               f"{comp:.2f} s")
+               f"{used} worker{'s' if used > 1 else ''}{', dask' if executor == 'dask' else ''}); {cpu:.2f} s in "
+               f"chunks; kernel compile/load {comp:.2f} s")
     click.echo(f"run folder: {run_dir}")
 
 
@@ -288,18 +304,36 @@ def validate(target, override):
 @click.option("--strategy", multiple=True, metavar="NAME", help="strategies to measure (default: all)")
 @click.option("--plugin", multiple=True, metavar="MODULE")
 @click.option("--set", "game_set", multiple=True, metavar="KEY=VALUE", help="a game option, e.g. players=4")
+@click.option("--workers", "workers_list", default=None, metavar="W1,W2,...",
+              help="measure scaling instead: whole runs (chunks, parquet files, manifest) with W1, W2, ... worker "
+                   "processes, e.g. 1,2; games/s and the ratio to the first")
 @click.option("--reference", is_flag=True,
               help="instead: the Numba / plain-Python reference engine speed ratio on one core (colosseum, rose_duel)")
-def bench(game, n_games, strategy, plugin, game_set, reference):
-    """Games per second on one core for each strategy (mirror pairs), and compile/load time."""
+def bench(game, n_games, strategy, plugin, game_set, reference, workers_list):
+    """Games per second on one core for each strategy (mirror pairs), and compile/load time.
+
+    With --workers 1,2: games per second of whole runs with 1 and 2 worker processes and their ratio
+    (default strategy: random; default games: about 4 s of work per worker count)."""
     from balance.runs import Prepared, RunSpec
 
     _plugins(plugin)
+    registry.get_game(game)
     names = list(strategy) or list(registry.strategies_for(game))
     import numba
 
     cpu = platform.processor() or platform.machine()
     click.echo(f"machine: {cpu}, {os.cpu_count()} cores; Python {platform.python_version()}, numba {numba.__version__}")
+    try:
+        load = ", load average %.2f %.2f %.2f" % os.getloadavg()
+    except OSError:
+        load = ""
+    if workers_list is not None:
+        counts = _worker_counts(workers_list)
+        click.echo(f"scaling: whole runs (records written), {'/'.join(map(str, counts))} workers{load}")
+        for name in list(strategy) or names[:1]:
+            for line in _bench_scaling(game, name, counts, n_games, _options(game_set, None)):
+                click.echo(line)
+        return
     if reference:
         _bench_reference(game)
         return
@@ -319,6 +353,49 @@ def bench(game, n_games, strategy, plugin, game_set, reference):
                 break
             n = int(n * min(20, max(2, 2.0 / max(dt, 1e-6))))
         click.echo(f"{name + ' vs ' + name:<22}{compile_s:>15.2f}{n / dt:>15,.0f}{recs['rounds'].mean():>13.2f}")
+
+
+def _worker_counts(text: str) -> list[int]:
+    try:
+        counts = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        counts = []
+    if not counts or any(c < 1 for c in counts):
+        raise BalanceError(f"--workers {text!r}: expected worker counts >= 1 separated by commas, e.g. 1,2")
+    return counts
+
+
+def _bench_scaling(game, name, counts, n_games, options):
+    """Lines of a scaling measurement: one run per worker count into a temp folder, the same games each."""
+    import tempfile
+
+    from balance.runs import Prepared, RunSpec, run
+
+    prep = Prepared(RunSpec(game=game, games=1, strategies=[name, name], options=options).normalised())
+    prep.warm()
+    if n_games is None:  # about 4 s of one core's work per worker in the largest count
+        n, dt = 2000, 0.0
+        while dt < 0.5:
+            n *= 4
+            t = time.perf_counter()
+            prep.chunk(0, n)
+            dt = time.perf_counter() - t
+        n_games = int(n / dt * 4.0 * max(counts))
+    # 16 chunks per worker: the last chunk's wait (the tail) costs at most ~1/16 of the run
+    chunk = max(1, n_games // (16 * max(counts)))
+    lines, base = [f"{name + ' vs ' + name}: {n_games:,} games, chunks of {chunk:,}"], None
+    for w in counts:
+        with tempfile.TemporaryDirectory(prefix="balance-bench-") as tmp:
+            spec = RunSpec(game=game, games=n_games, strategies=[name, name], chunk_size=chunk, options=options)
+            t = time.perf_counter()
+            man = run(Path(tmp) / "run", spec, workers=w)
+            wall = time.perf_counter() - t
+        rate = n_games / wall
+        base = base or rate
+        busy = man["timing"]["cpu_seconds"] / (w * wall)  # share of the wall time the workers spent in chunks
+        lines.append(f"  {w} worker{'s' if w > 1 else ' '}: {rate:>12,.0f} games/s  x{rate / base:.2f}  "
+                     f"({wall:.2f} s wall, workers busy {busy:.0%})")
+    return lines
 
 
 @cli.command()

@@ -8,11 +8,27 @@ file and renamed, and the manifest is rewritten the same way after every chunk,
 so an interrupted run keeps every finished chunk and ``--resume`` completes it
 with records identical to an uninterrupted run: game ``i`` depends only on the
 root seed and ``i``.
+
+Executors: ``local`` (default) runs chunks in a pool of worker processes on this
+machine, each worker writing its own chunk files; ``dask`` sends chunks to a
+dask.distributed cluster (a LocalCluster, or a scheduler's address), whose
+workers return each chunk as encoded parquet bytes and write nothing: this
+process writes them as they arrive. Both keep a bounded number of chunks in
+flight, so memory stays flat for any number of games.
+
+Crash safety: a chunk becomes part of the run only when its file was renamed
+into place *and* the manifest listing it (with its sha256) was renamed into
+place. A process killed at any moment (SIGKILL included) leaves at worst a temp
+file (removed on resume) or a finished chunk the manifest does not list yet
+(recomputed on resume: same seed, same bytes). One writer per folder: a lock
+file names host and pid; a second writer is refused, and the lock of a dead
+process on this host is taken over.
 """
 from __future__ import annotations
 
 import datetime as _dt
 import hashlib
+import io
 import json
 import os
 import signal
@@ -36,6 +52,12 @@ MANIFEST = "manifest.json"
 LOCK = ".lock"
 FORMAT = 1
 DEFAULT_CHUNK = 100_000
+EXECUTORS = ("local", "dask")
+DASK_CONNECT_TIMEOUT = 10.0  # seconds to reach a --scheduler before giving up with a one-line error
+# The manifest is rewritten after a chunk only when the last rewrite is at least this many times its own
+# duration ago: with thousands of chunks its rewrites would otherwise cost more than the chunks; a crash
+# then loses at most a few listed-but-unwritten chunks, which resume recomputes.
+MANIFEST_COST_RATIO = 20.0
 
 
 @dataclass
@@ -101,10 +123,15 @@ class Prepared:
         self.params = [s.resolve_params(p) for s, p in zip(self.strategies, spec.strategy_params)]
         self.key = root_key(spec.seed)
 
-    def warm(self) -> float:
-        """Compile (or load from the cache) the kernels with one game; return the seconds it took."""
+    def warm(self, encoder: bool = False) -> float:
+        """Compile (or load from the cache) the kernels with one game; return the seconds it took.
+
+        ``encoder``: also encode that game as parquet once (pyarrow's first write costs ~1 s of imports and
+        set-up, which would otherwise land in a worker's first chunk)."""
         t = time.perf_counter()
-        self.chunk(0, 1)
+        recs = self.chunk(0, 1)
+        if encoder:
+            encode_chunk(recs)
         return time.perf_counter() - t
 
     def chunk(self, start: int, count: int) -> np.ndarray:
@@ -138,19 +165,38 @@ def sha256_file(path: Path) -> str:
     return h.hexdigest()
 
 
-def write_chunk(path: Path, records: np.ndarray) -> str:
-    """Write one chunk's records as parquet, atomically; return its sha256."""
+def encode_chunk(records: np.ndarray) -> bytes:
+    """One chunk's records as the bytes of a parquet file (zstd), one column per record field."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     table = pa.table({name: records[name] for name in records.dtype.names})
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    pq.write_table(table, tmp, compression="zstd")
-    with open(tmp, "rb+") as f:
-        os.fsync(f.fileno())
-    digest = sha256_file(tmp)
-    os.replace(tmp, path)
-    return digest
+    buf = io.BytesIO()
+    pq.write_table(table, buf, compression="zstd")
+    return buf.getvalue()
+
+
+def write_chunk_bytes(path: Path, data: bytes) -> str:
+    """Write an encoded chunk atomically (temp file, fsync, rename); return its sha256."""
+    _atomic_write_bytes(path, data)
+    return hashlib.sha256(data).hexdigest()
+
+
+def write_chunk(path: Path, records: np.ndarray) -> str:
+    """Write one chunk's records as parquet, atomically; return its sha256."""
+    return write_chunk_bytes(path, encode_chunk(records))
+
+
+def _remove_dead_temp_files(run_dir: Path) -> None:
+    """Remove temp files (``.NAME.PID.tmp``) left by killed processes of this host; a live writer's stay."""
+    for folder in (Path(run_dir), Path(run_dir) / "records"):
+        for tmp in folder.glob(".*.tmp"):
+            try:
+                pid = int(tmp.name.rsplit(".", 2)[-2])
+            except (ValueError, IndexError):
+                continue
+            if not _pid_alive(pid):
+                tmp.unlink(missing_ok=True)
 
 
 def read_manifest(run_dir: Path) -> dict:
@@ -188,53 +234,112 @@ def chunk_files(run_dir: Path) -> list[Path]:
 
 
 class _Lock:
-    """One writer per run folder: a lock file holding host and pid (a stale one is taken over)."""
+    """One writer per run folder: a lock file holding host and pid.
 
-    def __init__(self, run_dir: Path):
+    The lock of a process that is gone (same host, pid not alive: killed, crashed) is taken over with a
+    message. A lock from another host is never taken over: that host's process cannot be checked from
+    here. Checking and taking over happen under ``flock`` on the folder itself, so two runs starting
+    together on a stale lock cannot both take it."""
+
+    def __init__(self, run_dir: Path, log: Callable[[str], None] | None = None):
         self.path = Path(run_dir) / LOCK
+        self.log = log
 
     def __enter__(self):
         me = f"{socket.gethostname()} {os.getpid()}"
-        for _ in range(2):
+        with _folder_guard(self.path.parent):
             try:
                 fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
-                os.write(fd, me.encode())
-                os.close(fd)
-                return self
             except FileExistsError:
                 try:
                     host, pid = self.path.read_text().split()
                     alive = host != socket.gethostname() or _pid_alive(int(pid))
                 except (ValueError, OSError):
-                    alive = False
+                    host, pid, alive = "?", "?", False  # empty or garbled: its writer died while writing it
                 if alive:
                     raise RunError(f"{self.path.parent}: another run ({host} pid {pid}) is writing to this folder; "
                                    f"wait for it or remove {self.path} if it is gone") from None
+                if self.log:
+                    self.log(f"note: taking over the lock of a run that is gone ({host} pid {pid}, no such process)")
                 self.path.unlink(missing_ok=True)
-        raise RunError(f"{self.path}: cannot take the run folder's lock")
+                fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+            try:
+                os.write(fd, me.encode())
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        return self
 
     def __exit__(self, *exc):
         self.path.unlink(missing_ok=True)
 
 
 def _pid_alive(pid: int) -> bool:
+    if pid <= 0:
+        return False
     try:
         os.kill(pid, 0)
-        return True
     except ProcessLookupError:
         return False
     except PermissionError:
         return True
+    try:  # a zombie (killed, not yet reaped by its parent) is gone for our purpose
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return True
+
+
+class _folder_guard:
+    """An exclusive ``flock`` on the run folder for the few system calls that check and take its lock."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+
+    def __enter__(self):
+        self.fd = os.open(self.folder, os.O_RDONLY)
+        try:
+            import fcntl
+
+            fcntl.flock(self.fd, fcntl.LOCK_EX)
+        except (ImportError, OSError):
+            pass  # no flock here (another OS, some network file systems): the O_EXCL create still guards
+        return self
+
+    def __exit__(self, *exc):
+        os.close(self.fd)  # closing releases the flock
 
 
 # ----------------------------------------------------------------------------- workers
 _WORKER: dict = {}
 
 
+def _die_with_parent() -> None:
+    """Linux: have the kernel SIGKILL this worker when its parent dies (even by SIGKILL), so that no
+    orphan keeps computing chunks that a resumed run computes again."""
+    if sys.platform != "linux":
+        return
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        if os.getppid() == 1:  # the parent died before prctl took effect
+            os._exit(1)
+    except (OSError, AttributeError):
+        pass
+
+
 def _worker_init(spec_dict: dict) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides; finished chunks are already safe
+    _die_with_parent()
+    prep = _WORKER.get("prep")
+    if prep is not None and asdict(prep.spec) == spec_dict:
+        # forked from a parent that already compiled/loaded the kernels: nothing to load again
+        _WORKER["warm"] = 0.0
+        return
     _WORKER["prep"] = Prepared(RunSpec(**spec_dict))
-    _WORKER["warm"] = _WORKER["prep"].warm()
+    _WORKER["warm"] = _WORKER["prep"].warm(encoder=True)
 
 
 def _worker_chunk(run_dir: str, idx: int, start: int, count: int) -> tuple[int, str, int, float, float]:
@@ -329,64 +434,97 @@ def _verified_done(run_dir: Path, man: dict) -> set[int]:
 
 
 def run(run_dir: Path, spec: RunSpec | None = None, resume: bool = False, workers: int = 1,
-        progress: Callable[[int], None] | None = None, log: Callable[[str], None] | None = None) -> dict:
+        progress: Callable[[int], None] | None = None, log: Callable[[str], None] | None = None,
+        executor: str = "local", scheduler: str | None = None) -> dict:
     """Simulate into ``run_dir`` (new, or resumed); return the final manifest.
 
-    ``progress(n)`` is called with the number of games each finished chunk adds.
-    Interrupting (KeyboardInterrupt) keeps every finished chunk.
+    ``executor`` is ``local`` (``workers`` processes on this machine; 1 runs in this process) or ``dask``
+    (a dask.distributed cluster: the one at ``scheduler``, e.g. ``tcp://host:8786``, else a LocalCluster
+    of ``workers`` processes). Executor, worker count and chunk size never change the records.
+    ``progress(n)`` is called with the number of games each finished chunk adds; ``log(line)`` with notes
+    (a taken-over lock). Interrupting (KeyboardInterrupt, or any error) keeps every finished chunk.
     """
+    if executor not in EXECUTORS:
+        raise BalanceError(f"--executor must be one of {', '.join(EXECUTORS)}; got {executor!r}")
+    if workers < 1:
+        raise BalanceError(f"--workers must be >= 1, got {workers}")
     run_dir = Path(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
-    with _Lock(run_dir):
+    with _Lock(run_dir, log):
         spec, man, prep = open_or_create(run_dir, spec, resume)
         (run_dir / "records").mkdir(exist_ok=True)
+        _remove_dead_temp_files(run_dir)
         done = _verified_done(run_dir, man)
         todo = [c for c in _plan(spec) if c[0] not in done]
+        # reach the cluster before anything is reported or written: an unreachable scheduler is one error line
+        dask = _dask_client(workers, scheduler) if executor == "dask" and todo else None
         if progress:
             progress(sum(man["chunks"][str(i)]["games"] for i in done))
         write_manifest(run_dir, man)
         t_wall = time.perf_counter()
+        last = {"at": time.perf_counter(), "cost": 0.0}
+
+        def save(force: bool = False) -> None:
+            now = time.perf_counter()
+            if force or now - last["at"] >= MANIFEST_COST_RATIO * last["cost"]:
+                write_manifest(run_dir, man)
+                last["at"] = time.perf_counter()
+                last["cost"] = last["at"] - now
 
         def finished(idx, digest, rows, secs, warm=0.0):
             man["chunks"][str(idx)] = {"games": rows, "sha256": digest, "seconds": round(secs, 4)}
             man["timing"]["cpu_seconds"] = round(man["timing"].get("cpu_seconds", 0.0) + secs, 4)
             man["timing"]["compile_load_seconds"] = round(max(man["timing"].get("compile_load_seconds", 0.0), warm), 3)
-            write_manifest(run_dir, man)
+            save()
             if progress:
                 progress(rows)
 
         try:
-            if workers <= 1 or len(todo) <= 1:
-                warm = prep.warm() if todo else 0.0
+            if dask is not None:
+                used = _run_dask(run_dir, spec, todo, dask, finished)
+            elif executor == "dask":
+                used = workers  # nothing was left to compute
+            elif workers <= 1 or len(todo) <= 1:
+                used = 1
+                warm = prep.warm(encoder=True) if todo else 0.0
                 for idx, start, count in todo:
                     t = time.perf_counter()
                     recs = prep.chunk(start, count)
                     digest = write_chunk(chunk_path(run_dir, idx), recs)
                     finished(idx, digest, len(recs), time.perf_counter() - t, warm)
             else:
-                _run_pool(run_dir, spec, todo, workers, finished)
-        except KeyboardInterrupt:
-            write_manifest(run_dir, man)
+                used = workers
+                _run_pool(run_dir, spec, prep, todo, workers, finished)
+        except BaseException:
+            save(force=True)  # every chunk finished so far stays part of the run
             raise
         man["finished"] = _now()
         man["timing"]["wall_seconds_last_session"] = round(time.perf_counter() - t_wall, 3)
-        man["timing"]["workers"] = workers
-        write_manifest(run_dir, man)
+        man["timing"]["workers"] = used
+        man["timing"]["executor"] = executor
+        save(force=True)
     return man
 
 
-def _run_pool(run_dir: Path, spec: RunSpec, todo, workers: int, finished) -> None:
+def _run_pool(run_dir: Path, spec: RunSpec, prep: Prepared, todo, workers: int, finished) -> None:
+    """Chunks on ``workers`` local processes; each worker writes its chunk files, this process the manifest."""
     # fork starts workers in ~0.1 s (spawn re-imports numba: ~1.5 s); only safe without other threads
-    ctx = get_context("fork" if sys.platform == "linux" and threading.active_count() == 1 else "spawn")
+    fork = sys.platform == "linux" and threading.active_count() == 1
+    ctx = get_context("fork" if fork else "spawn")
+    if fork:
+        # load the kernels (and pyarrow's writer) once here: forked workers inherit them (the pool forks them
+        # all at the first submit), instead of each loading the Numba cache
+        prep.warm(encoder=True)
+        _WORKER["prep"] = prep
     ex = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_worker_init,
                              initargs=(asdict(spec),))
     try:
         pending = set()
-        queue = list(todo)
+        queue = list(reversed(todo))
         # keep a bounded number of chunks in flight: memory stays flat for any run size
         while queue or pending:
             while queue and len(pending) < 2 * workers:
-                idx, start, count = queue.pop(0)
+                idx, start, count = queue.pop()
                 pending.add(ex.submit(_worker_chunk, str(run_dir), idx, start, count))
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
             for f in done:
@@ -394,7 +532,105 @@ def _run_pool(run_dir: Path, spec: RunSpec, todo, workers: int, finished) -> Non
     except BaseException:
         ex.shutdown(wait=False, cancel_futures=True)
         raise
+    finally:
+        _WORKER.pop("prep", None)
     ex.shutdown(wait=True)
+
+
+# ----------------------------------------------------------------------------- dask
+_DASK_PREPARED: dict = {}
+
+
+def _dask_chunk(spec_dict: dict, start: int, count: int) -> tuple[bytes, int, float, float]:
+    """On a dask worker: simulate one chunk and return it encoded (parquet bytes), its rows, the seconds
+    it took and the kernels' compile/load seconds (non-zero once per worker process and spec).
+
+    The prepared game is kept per worker process (keyed by the spec), so the Numba cache is loaded once
+    per worker, not once per chunk."""
+    key = json.dumps(spec_dict, sort_keys=True)
+    warm = 0.0
+    prep = _DASK_PREPARED.get(key)
+    if prep is None:
+        _DASK_PREPARED.clear()  # one spec at a time: a worker serving many runs does not grow
+        prep = Prepared(RunSpec(**spec_dict))
+        warm = prep.warm(encoder=True)
+        _DASK_PREPARED[key] = prep
+    t = time.perf_counter()
+    recs = prep.chunk(start, count)
+    data = encode_chunk(recs)
+    return data, len(recs), time.perf_counter() - t, warm
+
+
+def _dask_client(workers: int, scheduler: str | None):
+    """A dask.distributed client: to ``scheduler``, or to a new LocalCluster of ``workers`` processes."""
+    try:
+        import logging
+
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise BalanceError("--executor dask needs dask.distributed, which is not installed; "
+                           "install it with: pip install 'balance-toolkit[dask]' (or pip install -e '.[dask]')"
+                           ) from None
+    if scheduler:
+        if "://" not in scheduler and ":" not in scheduler:
+            raise BalanceError(f"--scheduler {scheduler!r}: expected a scheduler address tcp://HOST:PORT")
+        try:
+            return Client(scheduler, timeout=DASK_CONNECT_TIMEOUT), None
+        except Exception as e:  # distributed raises OSError, TimeoutError, ValueError, ... by cause
+            why = str(e).splitlines()[0] if str(e) else type(e).__name__
+            raise BalanceError(f"--scheduler {scheduler}: cannot reach a dask scheduler there within "
+                               f"{DASK_CONNECT_TIMEOUT:g} s ({why}); start one with 'dask scheduler' and give "
+                               f"its address tcp://HOST:PORT") from None
+    # one thread per worker process: the kernels hold the GIL, so threads in one process would not add speed
+    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0",
+                           silence_logs=logging.ERROR)
+    return Client(cluster), cluster
+
+
+def _run_dask(run_dir: Path, spec: RunSpec, todo, dask, finished) -> int:
+    """Chunks on a dask cluster (``dask``: a client and its LocalCluster or None, which are closed here);
+    this process writes each chunk as it arrives. Returns the number of worker threads."""
+    client, cluster = dask
+    futures = []
+    try:
+        from distributed import as_completed
+
+        slots = max(1, sum(client.nthreads().values()))
+        spec_dict = asdict(spec)
+        queue = list(reversed(todo))
+        running = as_completed()
+
+        def submit():
+            idx, start, count = queue.pop()
+            # pure=False: a chunk is computed once per submission (the scheduler never reuses another
+            # client's result under the same key); retries: a lost worker's chunk is recomputed elsewhere
+            f = client.submit(_dask_chunk, spec_dict, start, count, pure=False, retries=2,
+                              key=f"balance-chunk-{idx:05d}-{os.getpid()}-{time.time_ns()}")
+            f.chunk_index = idx
+            futures.append(f)
+            running.add(f)
+
+        # a bounded number in flight (2 per worker thread): the scheduler's and this client's memory stay
+        # flat however many chunks the run has
+        for _ in range(min(len(queue), 2 * slots)):
+            submit()
+        for f in running:
+            data, rows, secs, warm = f.result()
+            idx = f.chunk_index
+            futures.remove(f)
+            f.release()
+            digest = write_chunk_bytes(chunk_path(run_dir, idx), data)
+            del data
+            finished(idx, digest, rows, secs, warm)
+            if queue:
+                submit()
+        return slots
+    finally:
+        for f in futures:
+            f.cancel()
+        client.close()
+        if cluster is not None:
+            cluster.close()
 
 
 def default_workers() -> int:
