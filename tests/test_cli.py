@@ -294,29 +294,35 @@ def test_report_refuses_a_damaged_run_until_resumed(capsys, tmp_path):
 def test_interrupt_then_resume(capsys, tmp_path):
     """A real interruption: SIGINT after the first chunks; the run keeps them, says how to resume, and
     --resume completes it with the records of an uninterrupted run. While it runs, its lock file names
-    it and a second writer is refused."""
+    it and a second writer is refused.
+
+    The run is frozen (SIGSTOP) as soon as its first chunk is listed, so that it cannot finish while the
+    test looks at it (a fast machine otherwise races through the remaining chunks); the SIGINT is then
+    queued before SIGCONT, so the run sees it at its next chunk boundary."""
     d = tmp_path / "run"
-    games, chunk = 2400, 100
+    games, chunk = 24000, 1000
     args = _simulate_args(d, games=games, chunk=chunk, strategies=("nash", "greedy"))
     proc = subprocess.Popen([str(BALANCE_EXE), *map(str, args)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
     try:
-        deadline = time.time() + 120
+        deadline = time.time() + 180
         while time.time() < deadline:
             try:
                 if read_manifest(d)["chunks"]:
+                    proc.send_signal(signal.SIGSTOP)
                     break
             except Exception:
                 pass
             if proc.poll() is not None:
                 break
-            time.sleep(0.02)
+            time.sleep(0.002)
         assert proc.poll() is None, "the run finished before it could be interrupted; make it longer"
         lock = (d / ".lock").read_text().split()
         assert lock == [socket.gethostname(), str(proc.pid)]
         code, _, err2 = cli(capsys, "simulate", "colosseum", "--resume", "--out", d)
         assert_one_line_error(code, err2, "another run", str(proc.pid))
         proc.send_signal(signal.SIGINT)
+        proc.send_signal(signal.SIGCONT)
         out, err = proc.communicate(timeout=120)
     finally:
         if proc.poll() is None:

@@ -507,6 +507,32 @@ def test_both_moves_sum_landing_on_a_sealed_distance_keeps_the_distance(duel):
     assert d.distance == "SHORT"
 
 
+@pytest.mark.parametrize("ta", [False, True])
+def test_both_moves_readings_agree_on_three_distances(ta):
+    """R5: with three distances "sum" and "cancel" always give the same distance (a two-step move, by
+    Elaine's free movement, starts at an end, where the opposite move does nothing), so the setting only
+    matters for a design with more distances. Checked exhaustively: starts x moves x sealed distances."""
+    tables = {mode: tables_with(lambda raw, mode=mode: raw["rules"].__setitem__("both_moves", mode))
+              for mode in ("sum", "cancel")}
+    checked = 0
+    for start in ("SHORT", "MIDDLE", "LONG"):
+        for sealed in range(8):
+            if (sealed >> getattr(E, start)) & 1:
+                continue
+            for k0 in ("advance", "retreat"):
+                for k1 in ("advance", "retreat"):
+                    ends = set()
+                    for mode, t in tables.items():
+                        d = Duel(t, ("elaine", "gau"), distance=start, dice={"STR": 3, "DEX": 4, "INT": 3},
+                                 tide_aura=(ta, False))
+                        d.m[E.S_SEALED_DIST] = sealed
+                        d.play(k0, k1)
+                        ends.add(d.distance)
+                    assert len(ends) == 1, (start, sealed, k0, k1)
+                    checked += 1
+    assert checked == 4 * (4 + 4 + 4)
+
+
 # ---------------------------------------------------------------------------- TIDE AURA (R8)
 def test_aura_checked_at_setup_without_effects(duel):
     # Elaine: DEX 3 + her +1 = 4 at setup: her aura (DEX 4+) is active from round 1
