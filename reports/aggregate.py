@@ -63,37 +63,87 @@ def seat_rows(lf: pl.LazyFrame, seats: int = 2, aliases: dict | None = None) -> 
     )
 
 
-def _counts(*extra: pl.Expr) -> list[pl.Expr]:
-    return [pl.len().alias("games"), pl.col("win").sum().alias("wins"), pl.col("draw").sum().alias("draws"), *extra]
+def _weight(long: pl.LazyFrame) -> str | None:
+    """``"n"`` when the rows are weighted (each stands for ``n`` seat rows: :func:`seat_cube`), else None."""
+    return "n" if "n" in long.collect_schema().names() else None
+
+
+def _count(cond: pl.Expr | None, w: str | None) -> pl.Expr:
+    """Rows (or summed weights) where ``cond`` holds, as UInt32 like ``pl.len()`` and boolean sums."""
+    if w is None:
+        return pl.len() if cond is None else cond.sum()
+    n = pl.col(w) if cond is None else pl.col(w).filter(cond)
+    return n.sum().cast(pl.UInt32)
+
+
+def _counts(*extra: pl.Expr, w: str | None = None) -> list[pl.Expr]:
+    return [_count(None, w).alias("games"), _count(pl.col("win"), w).alias("wins"),
+            _count(pl.col("draw"), w).alias("draws"), *extra]
 
 
 def by_character(long: pl.LazyFrame) -> pl.LazyFrame:
-    return long.group_by("char").agg(_counts()).sort("char")
+    return long.group_by("char").agg(_counts(w=_weight(long))).sort("char")
 
 
 def matchup(long: pl.LazyFrame) -> pl.LazyFrame:
     """Row character vs column character, both seat orders pooled."""
-    return long.group_by("char", "opp_char").agg(_counts()).sort("char", "opp_char")
+    return long.group_by("char", "opp_char").agg(_counts(w=_weight(long))).sort("char", "opp_char")
 
 
 def matchup_by_seat(long: pl.LazyFrame) -> pl.LazyFrame:
     """The same, split by the row character's seat."""
-    return long.group_by("char", "opp_char", "seat").agg(_counts()).sort("char", "opp_char", "seat")
+    return (long.group_by("char", "opp_char", "seat").agg(_counts(w=_weight(long)))
+            .sort("char", "opp_char", "seat"))
 
 
 def overdrive(long: pl.LazyFrame, stages: int = 3) -> pl.LazyFrame:
-    """Picks, wins, activations and the highest stage reached (activations capped at ``stages``)."""
-    reached = [(pl.col("od_acts").clip(0, stages) == k).sum().alias(f"stage{k}") for k in range(stages + 1)]
-    return long.group_by("od").agg(
-        _counts(pl.col("od_acts").mean().alias("mean_activations"), pl.col("od_fails").mean().alias("mean_fails"),
-                *reached)
-    ).sort("od")
+    """Picks, wins, activations and the highest stage reached (activations capped at ``stages``).
+
+    Weighted rows (:func:`seat_cube`) carry the capped activations as ``od_stage`` and the sums of
+    ``od_acts``/``od_fails`` as ``od_acts_sum``/``od_fails_sum``."""
+    w = _weight(long)
+    if w is None:
+        reached = [(pl.col("od_acts").clip(0, stages) == k).sum().alias(f"stage{k}") for k in range(stages + 1)]
+        means = [pl.col("od_acts").mean().alias("mean_activations"), pl.col("od_fails").mean().alias("mean_fails")]
+    else:
+        reached = [_count(pl.col("od_stage") == k, w).alias(f"stage{k}") for k in range(stages + 1)]
+        means = [(pl.col(f"{c}_sum").sum() / pl.col(w).sum()).alias(f"mean_{m}")
+                 for c, m in (("od_acts", "activations"), ("od_fails", "fails"))]
+    return long.group_by("od").agg(_counts(*means, *reached, w=w)).sort("od")
 
 
 def option_matchup(long: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
     """Win counts of every option against every option, an option being the seat's ``keys``
     (Colosseum: character and Overdrive); both seat orders pooled."""
-    return long.group_by([*keys, *(f"opp_{k}" for k in keys)]).agg(_counts())
+    return long.group_by([*keys, *(f"opp_{k}" for k in keys)]).agg(_counts(w=_weight(long)))
+
+
+def seat_cube(lf: pl.LazyFrame, shared: list[str], per_seat: list[str], sums: tuple[str, ...] = (),
+              stage_cap: int | None = None) -> pl.LazyFrame:
+    """Weighted seat rows of a two-seat game: the games grouped once by ``shared`` and the per-seat
+    columns ``per_seat`` (+ ``opp_`` for ``char``/``od``), each group split into its two seat rows with
+    weight ``n`` (games) and the groups' sums of the per-seat ``sums`` columns (``{c}_sum``). The groups are
+    few (Colosseum: characters x Overdrives x outcome), so every later question reads thousands of rows
+    instead of twice the games: the same tables as :func:`seat_rows`, a fraction of the work.
+
+    ``stage_cap``: also key on ``od_acts`` capped at it (``od_stage``, for :func:`overdrive`)."""
+    keys = list(shared) + [f"{b}{s}" for b in per_seat for s in (0, 1)]
+    if stage_cap is not None:
+        lf = lf.with_columns(*(pl.col(f"od_acts{s}").clip(0, stage_cap).alias(f"od_stage{s}") for s in (0, 1)))
+        keys += ["od_stage0", "od_stage1"]
+    g = lf.group_by(keys).agg(pl.len().alias("n"),
+                              *(pl.col(f"{c}{s}").cast(pl.Int64).sum().alias(f"{c}_sum{s}") for c in sums for s in (0, 1)))
+    parts = []
+    for s in (0, 1):
+        cols = [pl.col(c) for c in shared] + [pl.lit(s, dtype=pl.Int8).alias("seat"), pl.col("n")]
+        cols += [pl.col(f"{b}{s}").alias(b) for b in per_seat]
+        cols += [pl.col(f"{b}{1 - s}").alias(f"opp_{b}") for b in ("char", "od") if b in per_seat]
+        cols += [pl.col(f"{c}_sum{s}").alias(f"{c}_sum") for c in sums]
+        if stage_cap is not None:
+            cols.append(pl.col(f"od_stage{s}").alias("od_stage"))
+        parts.append(g.select(cols))
+    return pl.concat(parts).with_columns((pl.col("winner") == pl.col("seat")).alias("win"),
+                                         (pl.col("winner") < 0).alias("draw"))
 
 
 def meta_game_table(df: pl.DataFrame, keys: list[str], labels: dict, min_games: int = MIN_GAMES) -> pl.DataFrame:
@@ -123,7 +173,7 @@ def meta_game_table(df: pl.DataFrame, keys: list[str], labels: dict, min_games: 
 
 
 def seat(long: pl.LazyFrame) -> pl.LazyFrame:
-    return long.group_by("seat").agg(_counts()).sort("seat")
+    return long.group_by("seat").agg(_counts(w=_weight(long))).sort("seat")
 
 
 def length_bucket(col: str = "rounds", edges=(5, 10, 20)) -> pl.Expr:
@@ -137,24 +187,25 @@ def length_bucket(col: str = "rounds", edges=(5, 10, 20)) -> pl.Expr:
 def seat_by_length(long: pl.LazyFrame, edges=(5, 10, 20)) -> pl.LazyFrame:
     """Seat win rates by game length bucket (rounds)."""
     first = pl.col("length").str.extract(r"^(\d+)").cast(pl.Int32)
-    return (long.with_columns(length_bucket("rounds", edges)).group_by("seat", "length").agg(_counts())
+    return (long.with_columns(length_bucket("rounds", edges)).group_by("seat", "length").agg(_counts(w=_weight(long)))
             .sort(pl.col("seat"), first))
 
 
-def first_turn_expr(k: int, spec: dict) -> pl.Expr:
+def first_turn_expr(k: int, spec: dict, suffix: str = "") -> pl.Expr:
     """The turn (round) the seat first used card ``k``, 0 if never, from the packed per-seat column
     ``spec["column"]``: ``spec["bits"]`` bits per card, by card index (``by = "card"``) or by the card's rank
-    among the set bits of the ``hand`` mask (``by = "hand"``: a few hand cards out of many)."""
+    among the set bits of the ``hand`` mask (``by = "hand"``: a few hand cards out of many). ``suffix``:
+    read a seat's columns of the per-game records (``"0"``: ``first_round0``, ``hand0``)."""
     bits = int(spec["bits"])
     field = pl.lit((1 << bits) - 1, dtype=pl.UInt64)
-    col = pl.col(spec["column"]).cast(pl.UInt64)
+    col = pl.col(spec["column"] + suffix).cast(pl.UInt64)
 
     def at(j: int) -> pl.Expr:  # field j (polars expressions have no shift: divide by a power of two)
         return (col // pl.lit(1 << (bits * j), dtype=pl.UInt64)) & field
 
     if spec.get("by", "card") == "card":
         return at(k)
-    hand = pl.col("hand").cast(pl.UInt64)
+    hand = pl.col("hand" + suffix).cast(pl.UInt64)
     rank = (hand & pl.lit((1 << k) - 1, dtype=pl.UInt64)).bitwise_count_ones()
     held = (hand & pl.lit(1 << k, dtype=pl.UInt64)) != 0
     out = pl.lit(0, dtype=pl.UInt64)
@@ -169,19 +220,22 @@ def card(long: pl.LazyFrame, n_cards: int, in_hand: bool = False, first_turn: di
     ``first_turn`` (the game's packed first-use column, see :func:`first_turn_expr`) the sum and count of
     the turn it was first used (the mean turn first used).
 
-    One pass over the seat rows (every card's sums in one select), then one row per card."""
+    One pass over the seat rows (every card's sums in one select), then one row per card. Weighted
+    rows (``n``, e.g. the seat rows grouped by ``used``) count ``n`` times."""
+    w = _weight(long)
     sums = []
     for k in range(n_cards):
         bit = pl.lit(1 << k, dtype=pl.UInt64)
         used = (pl.col("used").cast(pl.UInt64) & bit) != 0
-        sums += [used.sum().alias(f"games_used_{k}"), (used & pl.col("win")).sum().alias(f"wins_used_{k}")]
+        sums += [_count(used, w).alias(f"games_used_{k}"), _count(used & pl.col("win"), w).alias(f"wins_used_{k}")]
         if in_hand:
             held = (pl.col("hand").cast(pl.UInt64) & bit) != 0
-            sums += [held.sum().alias(f"games_in_hand_{k}"), (held & pl.col("win")).sum().alias(f"wins_in_hand_{k}")]
+            sums += [_count(held, w).alias(f"games_in_hand_{k}"),
+                     _count(held & pl.col("win"), w).alias(f"wins_in_hand_{k}")]
         if first_turn:
             t = first_turn_expr(k, first_turn)
             sums += [t.sum().alias(f"turn_sum_{k}"), (t > 0).sum().alias(f"turn_n_{k}")]
-    wide = long.select(pl.len().alias("seats"), pl.col("win").sum().alias("seat_wins"), *sums)
+    wide = long.select(_count(None, w).alias("seats"), _count(pl.col("win"), w).alias("seat_wins"), *sums)
     rows = []
     for k in range(n_cards):
         cols = [
@@ -202,6 +256,31 @@ def card(long: pl.LazyFrame, n_cards: int, in_hand: bool = False, first_turn: di
     return pl.concat(rows)
 
 
+def first_turn_means(lf: pl.LazyFrame, n_cards: int, spec: dict, seats: int = 2) -> pl.LazyFrame:
+    """Per card, the mean turn it was first used (over the seats that used it), straight from the per-game
+    records' packed columns (one select; the weighted path of :func:`summarise` has no per-row columns)."""
+    sums = []
+    for k in range(n_cards):
+        ts = [first_turn_expr(k, spec, str(s)) for s in range(seats)]
+        sums += [pl.sum_horizontal([t.sum() for t in ts]).alias(f"s{k}"),
+                 pl.sum_horizontal([(t > 0).sum() for t in ts]).alias(f"n{k}")]
+    wide = lf.select(sums)
+    return pl.concat([wide.select(pl.lit(k, dtype=pl.Int16).alias("card"),
+                                  (pl.col(f"s{k}").cast(pl.Float64) / pl.col(f"n{k}")).alias("mean_turn_first_used"))
+                      for k in range(n_cards)])
+
+
+def used_cube(lf: pl.LazyFrame, in_hand: bool) -> pl.LazyFrame:
+    """Weighted seat rows for :func:`card`: each seat's games grouped by its ``used`` (and ``hand``)
+    mask and the winner (Colosseum: at most 512 masks a seat)."""
+    parts = []
+    for s in (0, 1):
+        keys = [pl.col(f"used{s}").alias("used")] + ([pl.col(f"hand{s}").alias("hand")] if in_hand else [])
+        parts.append(lf.group_by(*keys, "winner").agg(pl.len().alias("n"))
+                     .with_columns(pl.lit(s, dtype=pl.Int8).alias("seat")))
+    return pl.concat(parts).with_columns((pl.col("winner") == pl.col("seat")).alias("win"))
+
+
 def solo_clear(lf: pl.LazyFrame) -> pl.LazyFrame:
     """Solo games (the player is seat 0 against the rules): clear rate per player strategy slot
     (``winner == 0``; a timeout is no clear)."""
@@ -217,6 +296,33 @@ def solo_battles(lf: pl.LazyFrame, n_battles: int) -> pl.LazyFrame:
     return pl.concat([lf.select(pl.lit(b, dtype=pl.Int8).alias("battle"),
                                 ((lost == 0) | (lost >= b)).sum().alias("games"), (lost == b).sum().alias("defeats"))
                       for b in range(1, n_battles + 1)])
+
+
+def health_from_groups(g: pl.DataFrame, timeout_code: int, rounds_dtype=pl.Int16) -> pl.DataFrame:
+    """:func:`health` from games grouped by length and outcome (``rounds``, ``winner``, ``end_reason``,
+    weight ``n``): the same figures (the median as polars takes it: the middle value, or the mean of the
+    two middle values)."""
+    n = g["n"].to_numpy().astype(np.int64)
+    r = g["rounds"].to_numpy().astype(np.float64)
+    N = int(n.sum())
+    mean = float((n * r).sum() / N) if N else float("nan")
+    std = float(np.sqrt((n * (r - mean) ** 2).sum() / (N - 1))) if N > 1 else float("nan")
+    order = np.argsort(r, kind="stable")
+    cum = np.cumsum(n[order])
+    rs = r[order]
+
+    def kth(k: int) -> float:  # the k-th smallest game length (0-based)
+        return float(rs[np.searchsorted(cum, k + 1)])
+
+    median = (kth(N // 2) if N % 2 else 0.5 * (kth(N // 2 - 1) + kth(N // 2))) if N else float("nan")
+    timeouts = int(n[(g["end_reason"] == timeout_code).to_numpy()].sum()) if "end_reason" in g.columns else 0
+    return pl.DataFrame({
+        "games": pl.Series([N], dtype=pl.UInt32),
+        "draws": pl.Series([int(n[(g["winner"] < 0).to_numpy()].sum())], dtype=pl.UInt32),
+        "timeouts": pl.Series([timeouts], dtype=pl.UInt32),
+        "mean_rounds": [mean], "std_rounds": [std], "median_rounds": [median],
+        "max_rounds": pl.Series([int(r.max()) if N else None], dtype=rounds_dtype),
+    })
 
 
 def length(lf: pl.LazyFrame) -> pl.LazyFrame:
@@ -259,19 +365,52 @@ def with_interval(df: pl.DataFrame, wins: str = "wins", games: str = "games", pr
     )
 
 
-def summarise(run_dir: Path, labels: dict, timeout_code: int) -> dict[str, pl.DataFrame]:
+def summarise(run_dir: Path, labels: dict, timeout_code: int, grouped: bool = True) -> dict[str, pl.DataFrame]:
     """Every table the game's records support, collected in one pass over the records.
 
     Dimensions appear when their columns do: ``char``/``opp_char`` (character, matchup),
-    ``od`` (overdrive), ``used`` (card; with ``hand``, card in hand), ``first`` (turn order).
+    ``od`` (overdrive), ``used`` (card; with ``hand``, card in hand; with the game's ``first_turn`` column,
+    the mean turn first used), ``first`` (turn order); solo games (``strategy0`` only): clear rate per
+    strategy, and with ``lost_battle`` the defeat rate per battle.
+
+    ``grouped`` (two-seat games): the games are first grouped by setup, outcome and length (:func:`seat_cube`,
+    :func:`used_cube`) and every question reads the groups: the same tables as the per-row queries
+    (``grouped=False``, used for more seats), several times faster on millions of games.
     """
     lf = scan(run_dir)
-    long = seat_rows(lf, labels.get("seats", 2), labels.get("column_aliases"))
-    cols = set(long.collect_schema().names())
-    if "first" in cols:
-        long = long.with_columns((pl.col("seat") == pl.col("first")).alias("went_first"))
-    queries = {"seat": seat(long), "seat_by_length": seat_by_length(long), "length": length(lf),
-               "health": health(lf, timeout_code)}
+    rec_cols = set(lf.collect_schema().names())
+    seats = labels.get("seats", 2)
+    ft = labels.get("first_turn")
+    if grouped and seats == 2 and not labels.get("column_aliases"):
+        # two seats: group the games first (few distinct setups and lengths), then ask the small groups
+        bases = seat_columns(lf, 2)
+        cols = set(bases) | rec_cols | {"seat"} | {f"opp_{b}" for b in ("char", "od") if b in bases}
+        setup = [b for b in ("char", "od") if b in bases]
+        has_od = "od" in bases and "od_acts" in bases and "od_fails" in bases
+        long = seat_cube(lf, ["winner"], setup, ("od_acts", "od_fails") if has_od else (), 3 if has_od else None)
+        by_len = seat_cube(lf, [c for c in ("winner", "rounds", "end_reason", "first") if c in rec_cols], [])
+        if "first" in rec_cols:
+            by_len = by_len.with_columns((pl.col("seat") == pl.col("first")).alias("went_first"))
+        lengths = by_len.filter(pl.col("seat") == 0).drop("seat", "win", "draw")  # one row per group of games
+        queries = {"seat": seat(by_len), "seat_by_length": seat_by_length(by_len),
+                   "length": lengths.group_by("rounds").agg(_count(None, "n").alias("games")).sort("rounds"),
+                   "lengths": lengths}
+        if "used" in bases and labels.get("card"):
+            queries["card"] = card(used_cube(lf, "hand" in bases), len(labels["card"]), in_hand="hand" in bases)
+            if ft and ft["column"] in bases:
+                queries["card_first_turn"] = first_turn_means(lf, len(labels["card"]), ft)
+        turns = by_len
+    else:
+        long = seat_rows(lf, seats, labels.get("column_aliases"))
+        cols = set(long.collect_schema().names())
+        if "first" in cols:
+            long = long.with_columns((pl.col("seat") == pl.col("first")).alias("went_first"))
+        queries = {"seat": seat(long), "seat_by_length": seat_by_length(long), "length": length(lf),
+                   "health": health(lf, timeout_code)}
+        if "used" in cols and labels.get("card"):
+            ft = ft if ft and ft["column"] in cols else None
+            queries["card"] = card(long, len(labels["card"]), in_hand="hand" in cols, first_turn=ft)
+        turns = long
     if "char" in cols:
         queries["character"] = by_character(long)
     if "opp_char" in cols:
@@ -280,11 +419,6 @@ def summarise(run_dir: Path, labels: dict, timeout_code: int) -> dict[str, pl.Da
         queries["overdrive"] = overdrive(long)
         if "opp_od" in cols:
             queries["options"] = option_matchup(long, ["char", "od"])
-    if "used" in cols and labels.get("card"):
-        ft = labels.get("first_turn")
-        ft = ft if ft and ft["column"] in cols else None
-        queries["card"] = card(long, len(labels["card"]), in_hand="hand" in cols, first_turn=ft)
-    rec_cols = set(lf.collect_schema().names())
     solo = "strategy0" in rec_cols and "strategy1" not in rec_cols  # one player against the rules
     if solo:
         queries["solo_clear"] = solo_clear(lf)
@@ -292,12 +426,18 @@ def summarise(run_dir: Path, labels: dict, timeout_code: int) -> dict[str, pl.Da
             n_b = sum(1 for c in rec_cols if c.startswith("turns_") and c[6:].isdigit())
             queries["solo_battles"] = solo_battles(lf, n_b)
     if "first" in cols:
-        queries["turn_order"] = long.group_by("went_first").agg(_counts()).sort("went_first", descending=True)
+        w = _weight(turns)
+        queries["turn_order"] = turns.group_by("went_first").agg(_counts(w=w)).sort("went_first", descending=True)
         queries["turn_order_by_length"] = (
-            long.with_columns(length_bucket()).group_by("went_first", "length").agg(_counts())
+            turns.with_columns(length_bucket()).group_by("went_first", "length").agg(_counts(w=w))
             .sort(pl.col("went_first"), pl.col("length").str.extract(r"^(\d+)").cast(pl.Int32)))
     names = list(queries)
     frames = dict(zip(names, pl.collect_all(list(queries.values()))))
+    if "lengths" in frames:
+        frames["health"] = health_from_groups(frames.pop("lengths"), timeout_code, lf.collect_schema()["rounds"])
+    if "card_first_turn" in frames:  # beside the play counts, where the per-row query puts it
+        frames["card"] = frames["card"].join(frames.pop("card_first_turn"), on="card", how="left",
+                                             maintain_order="left")
     prov = labels["provisional"]
 
     def name(col: str, kind: str) -> pl.Expr:

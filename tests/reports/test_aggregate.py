@@ -79,3 +79,37 @@ def test_python_api(tmp_path):
     assert m["games"].sum() == 6000
     s = run.report()
     assert (tmp_path / "r" / "report" / "report.html").exists() and s["run"]["games_in_report"] == 3000
+
+
+def test_grouped_path_equals_per_row_path(golden_labels, tables):
+    """The grouped queries (the default for two seats) give exactly the per-row queries' tables."""
+    raw = summarise(GOLDEN / "run", golden_labels, 2, grouped=False)
+    assert set(raw) == set(tables)
+    for name, df in raw.items():
+        assert_frame_equal(tables[name], df, check_exact=False, rel_tol=1e-12, abs_tol=1e-12), name
+
+
+def test_grouped_path_blade_rondo_and_solo(tmp_path):
+    """Blade Rondo (hand, first turn by hand rank, turn order) and the solo games (clear rates): grouped and
+    per-row tables agree; the solo tables count every game once."""
+    for game, n, strategies in (("blade_rondo", 300, ["greedy", "random"]),
+                                ("blade_rondo_campaign", 200, ["greedy", "random"])):
+        run = balance.simulate(game, games=n, seed=5, strategies=strategies, out=tmp_path / game, chunk_size=150)
+        labels = run.labels
+        t = summarise(run.path, labels, labels["end_reason"].index("timeout"))
+        raw = summarise(run.path, labels, labels["end_reason"].index("timeout"), grouped=False)
+        assert set(raw) == set(t)
+        for name, df in raw.items():
+            assert_frame_equal(t[name], df, check_exact=False, rel_tol=1e-12, abs_tol=1e-12), (game, name)
+        recs = run.records().collect()
+        if game == "blade_rondo":
+            card = t["card"].filter(pl.col("games_used") > 0)
+            assert card["mean_turn_first_used"].min() >= 1 and (card["mean_turn_first_used"] <= 60).all()
+            assert t["turn_order"]["games"].sum() == 2 * n
+        else:
+            sc = t["solo_clear"]
+            assert sc["games"].sum() == n and sc["wins"].sum() == int((recs["winner"] == 0).sum())
+            assert set(sc["name"]) == set(strategies)
+            b = t["solo_battles"]
+            assert b["games"][0] == n and b["defeats"].sum() == int((recs["lost_battle"] > 0).sum())
+            assert ((b["ci_low"] <= b["defeat_rate"]) & (b["defeat_rate"] <= b["ci_high"])).all()
