@@ -107,6 +107,12 @@ def amulet_choice_nb(m, mask, params):
     sym = m[FRAMES + F_SYM]
     j = m[FRAMES + F_SLOT]
     d = action_damage_nb(m, 1, aid)
+    # the damage of the Idea's later actions this turn, all of them and those of this symbol: computed once
+    # per decision (each is a walk over the Idea's actions), not once per amulet that needs it
+    after_all = idea_damage_after_nb(m, j, sym, False)
+    if d + after_all <= 0:  # nothing left this turn that an amulet could prevent: every amulet scores <= 0
+        return BIT_END
+    after_same = -1
     life = m[SEAT0 + O_LIFE]
     best = BIT_END
     bv = 0.0
@@ -129,9 +135,11 @@ def amulet_choice_nb(m, mask, params):
             if op == DO_NEGATE or op == DO_NEG_UNLESS_PAY:
                 prevented += d
             elif op == DO_NEG_ATTACKS:
-                prevented += d + idea_damage_after_nb(m, j, sym, False)
+                prevented += d + after_all
             elif op == DO_LOCK_SYMBOL:
-                prevented += idea_damage_after_nb(m, j, sym, True)
+                if after_same < 0:
+                    after_same = idea_damage_after_nb(m, j, sym, True)
+                prevented += after_same
             elif op == DO_THIS_DMG:
                 cut = -m[row + P_B]
                 if m[row + P_C]:
