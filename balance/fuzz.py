@@ -192,8 +192,9 @@ def _checked(game: str):
 
 
 def fuzz(game: str, games: int, seed: int = 1, per_variant: int = 500, rate: float = 0.25, progress=None,
-         log=None) -> FuzzResult:
-    """Play ``games`` games over random valid data variants of ``per_variant`` games each."""
+         log=None, strategies: list[str] | None = None) -> FuzzResult:
+    """Play ``games`` games over random valid data variants of ``per_variant`` games each; the seats'
+    strategies are drawn from ``strategies`` (default: every registered one)."""
     from balance.runs import Prepared, RunSpec
 
     spec = registry.get_game(game)
@@ -205,7 +206,7 @@ def fuzz(game: str, games: int, seed: int = 1, per_variant: int = 500, rate: flo
     rng = np.random.default_rng(seed)
     res = FuzzResult(game=game)
     t0 = time.perf_counter()
-    names = sorted(registry.strategies_for(game))
+    names = sorted(strategies or registry.strategies_for(game))
     seats = int(spec.extra.get("max_strategies", 2))
     checked = _checked(game)
     done = 0
