@@ -491,8 +491,8 @@ def summarise(run_dir: Path, labels: dict, timeout_code: int, grouped: bool = Tr
             .alias("name"), pl.col("win_rate").alias("clear_rate"))
     if "solo_battles" in frames:
         # a battle's row: defeat rate (defeats / campaigns that reached it) with its interval
-        out["solo_battles"] = with_interval(frames["solo_battles"], wins="defeats").rename(
-            {"win_rate": "defeat_rate"})
+        out["solo_battles"] = with_interval(frames["solo_battles"], wins="defeats").with_columns(
+            pl.col("win_rate").alias("defeat_rate"))
     out["length"] = frames["length"]
     # Ludii's Balance: 1 - the largest win-rate gap between seats (and between characters)
     gaps = [frames["seat"]["wins"].to_numpy() / np.maximum(frames["seat"]["games"].to_numpy(), 1)]

@@ -55,7 +55,7 @@ def table(rows: list[dict], cols: list[tuple[str, str]]) -> str:
         for _, k in cols:
             if k.startswith("rate"):
                 cells.append(rate_cell(r, k.split(":")[1] if ":" in k else ""))
-            elif k == "name" and r.get("provisional"):
+            elif k in ("name", "option") and r.get("provisional"):
                 cells.append(f'{html.escape(str(r[k]))}<span class="prov">{PROV}</span>')
             else:
                 v = r.get(k)

@@ -14,7 +14,7 @@ from balance.stats import fmt_rate
 from reports import aggregate, figures, html
 
 DIMENSIONS = ("character", "matchup", "matchup_by_seat", "overdrive", "meta_game", "card", "seat", "seat_by_length",
-              "turn_order", "turn_order_by_length")
+              "turn_order", "turn_order_by_length", "solo_clear", "solo_battles")
 
 
 def _clean(v):
@@ -71,14 +71,22 @@ def findings(t: dict[str, pl.DataFrame], top: int = 3) -> list[str]:
         for r in _clear(t["turn_order"].filter(pl.col("went_first"))).iter_rows(named=True):
             out.append(f"The first player wins {fmt_rate(r['wins'], r['games'])} of games.")
     s = t["seat"].filter(pl.col("seat") == 0).row(0, named=True)
-    if not s["insufficient"] and (s["ci_low"] > 0.5 or s["ci_high"] < 0.5):
+    if "solo_clear" in t:  # one player against the rules: seat 1's rate is the clear rate (see solo_findings)
+        pass
+    elif not s["insufficient"] and (s["ci_low"] > 0.5 or s["ci_high"] < 0.5):
         out.append(f"Seat 1 wins {fmt_rate(s['wins'], s['games'])} of games (seat 2: the rest minus draws).")
     h = t["health"].row(0, named=True)
     if h["timeout_rate"] > 0.01:
         out.append(f"{100 * h['timeout_rate']:.1f}% of games hit the round cap (timeouts): strategies may stall.")
-    if not out:
+    if not out and "solo_clear" not in t:
         out.append("No statistically clear imbalance: every interval includes 50%.")
     return out
+
+
+def solo_findings(t: dict[str, pl.DataFrame]) -> list[str]:
+    """A solo game's clear rate per strategy, in words (for games without a report hook of their own)."""
+    return [f"{r['name']} clears {fmt_rate(r['wins'], r['games'])} of its games."
+            for r in t["solo_clear"].filter(~pl.col("insufficient")).iter_rows(named=True)]
 
 
 def build(run_dir: Path, out_dir: Path | None = None, log=print) -> dict:
@@ -148,7 +156,9 @@ def build(run_dir: Path, out_dir: Path | None = None, log=print) -> dict:
                 ("win rate when not played", "rate:unused_")]
         if "in_hand_win_rate" in t["card"].columns:
             cols += [("games in hand", "games_in_hand"), ("win rate in hand", "rate:in_hand_"),
-                     ("win rate not in hand", "rate:not_in_hand_")]
+                     ("win rate not in hand", "rate:not_in_hand_"), ("improvement in hand", "improvement_in_hand")]
+        if "mean_turn_first_used" in t["card"].columns:
+            cols.append(("mean turn first used", "mean_turn_first_used"))
         add("cards", figures.card_effects(
             t["card"], "Right of zero: seats that played the card won more (correlation, not cause)."),
             "card effects", "Cards", html.table(R(t["card"]), cols))
@@ -167,6 +177,13 @@ def build(run_dir: Path, out_dir: Path | None = None, log=print) -> dict:
     add("game_length", figures.length_histogram(
         t["length"], cap, "Most games should end well before the round cap; a spike at the cap means stalls."),
         "game length", "Game length")
+    if "solo_clear" in t and not hasattr(mod, "report_hook"):  # a solo game without sections of its own
+        sections.append(("Solo: clear rate", html.table(R(t["solo_clear"]), [
+            ("strategy", "name"), ("games", "games"), ("cleared", "wins"), ("clear rate (95% CI)", "rate")])))
+        if "solo_battles" in t:
+            sections.append(("Solo: defeats per battle", html.table(R(t["solo_battles"]), [
+                ("battle", "battle"), ("reached", "games"), ("stopped there", "defeats"),
+                ("defeat rate (95% CI)", "rate")])))
     game_part = {}
     if hasattr(mod, "report_hook"):  # a game's own sections, findings and summary (e.g. reports/rose_duel.py)
         game_part = mod.report_hook(run_dir, tables, t, spec) or {}
@@ -178,6 +195,8 @@ def build(run_dir: Path, out_dir: Path | None = None, log=print) -> dict:
     plt.close("all")
 
     find = findings(t) + list(game_part.get("findings", []))
+    if "solo_clear" in t and not hasattr(mod, "report_hook"):
+        find = solo_findings(t) + find
     h = t["health"].row(0, named=True)
     summary = {
         "run": {k: man[k] for k in ("game", "game_version", "seed", "games", "chunk_size", "started", "finished")}
