@@ -98,7 +98,9 @@ OVERDRIVE = _common(
 
 RULES = Record({
     "notes": Str(default=""),
-    "max_rounds": Int(1, 1000, doc="simulator cap: a game still going after this many rounds is a timeout"),
+    "max_rounds": Int(1, 127, doc="simulator cap: a game still going after this many rounds is a timeout "
+                        "(at most 127: records count Overdrive activations in int8, and damage per game stays far "
+                        "below the int16 damage column)"),
     "die_min": Int(1, 6, default=1),
     "die_max": Int(1, 6, default=6),
     "die_start": Int(1, 6, default=3),
