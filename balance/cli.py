@@ -493,9 +493,11 @@ def _workers(workers):
 @click.option("--swap/--no-swap", default=None,
               help="play every deal in both seat orders (default: when the swapped deal is a new game)")
 @click.option("--workers", default=None, type=int, help="processes (default: all cores)")
+@click.option("--chunk-size", "chunk", default=None, type=int,
+              help="deals per task and per record digest (default 50,000; smaller spreads a small baseline over cores)")
 @click.option("--out", required=True, type=click.Path(dir_okay=False), help="baseline file, e.g. reports/baselines/NAME.json")
 def baseline(game, n_games, seed, setup, strategy, param, matchup, data, override, plugin, game_set, players, swap,
-             workers, out):
+             workers, chunk, out):
     """Run GAME and store a drift baseline: settings, a copy of the data, record digests, tracked rows."""
     from balance import drift
 
@@ -507,7 +509,9 @@ def baseline(game, n_games, seed, setup, strategy, param, matchup, data, overrid
                  _options(game_set, players))
     progress, close = _progress(spec.games, game)
     try:
-        doc = drift.make_baseline(spec, swap, workers, progress=progress)
+        if chunk is not None and chunk <= 0:
+            raise BalanceError(f"--chunk-size must be a positive number of deals, got {chunk}")
+        doc = drift.make_baseline(spec, swap, workers, chunk=chunk or drift.DEFAULT_CHUNK, progress=progress)
     finally:
         close()
     drift.write_baseline(doc, Path(out))
