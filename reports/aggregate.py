@@ -387,18 +387,27 @@ def summarise(run_dir: Path, labels: dict, timeout_code: int, grouped: bool = Tr
         cols = set(bases) | rec_cols | {"seat"} | {f"opp_{b}" for b in ("char", "od") if b in bases}
         setup = [b for b in ("char", "od") if b in bases]
         has_od = "od" in bases and "od_acts" in bases and "od_fails" in bases
-        long = seat_cube(lf, ["winner"], setup, ("od_acts", "od_fails") if has_od else (), 3 if has_od else None)
-        by_len = seat_cube(lf, [c for c in ("winner", "rounds", "end_reason", "first") if c in rec_cols], [])
+        # the only passes over the records: every game grouped a few ways, collected together; the questions
+        # below read these small frames (lazy over a frame in memory, never the records again)
+        big = {"setup": seat_cube(lf, ["winner"], setup, ("od_acts", "od_fails") if has_od else (),
+                                  3 if has_od else None),
+               "by_len": seat_cube(lf, [c for c in ("winner", "rounds", "end_reason", "first") if c in rec_cols], [])}
+        if "used" in bases and labels.get("card"):
+            big["used"] = used_cube(lf, "hand" in bases)
+            if ft and ft["column"] in bases:
+                big["card_first_turn"] = first_turn_means(lf, len(labels["card"]), ft)
+        big = dict(zip(big, (f.lazy() for f in pl.collect_all(list(big.values())))))
+        long, by_len = big["setup"], big["by_len"]
         if "first" in rec_cols:
             by_len = by_len.with_columns((pl.col("seat") == pl.col("first")).alias("went_first"))
         lengths = by_len.filter(pl.col("seat") == 0).drop("seat", "win", "draw")  # one row per group of games
         queries = {"seat": seat(by_len), "seat_by_length": seat_by_length(by_len),
                    "length": lengths.group_by("rounds").agg(_count(None, "n").alias("games")).sort("rounds"),
                    "lengths": lengths}
-        if "used" in bases and labels.get("card"):
-            queries["card"] = card(used_cube(lf, "hand" in bases), len(labels["card"]), in_hand="hand" in bases)
-            if ft and ft["column"] in bases:
-                queries["card_first_turn"] = first_turn_means(lf, len(labels["card"]), ft)
+        if "used" in big:
+            queries["card"] = card(big["used"], len(labels["card"]), in_hand="hand" in bases)
+        if "card_first_turn" in big:
+            queries["card_first_turn"] = big["card_first_turn"]
         turns = by_len
     else:
         long = seat_rows(lf, seats, labels.get("column_aliases"))
