@@ -383,18 +383,21 @@ def _bench_scaling(game, name, counts, n_games, options):
         n_games = int(n / dt * 4.0 * max(counts))
     # 16 chunks per worker: the last chunk's wait (the tail) costs at most ~1/16 of the run
     chunk = max(1, n_games // (16 * max(counts)))
-    lines, base = [f"{name + ' vs ' + name}: {n_games:,} games, chunks of {chunk:,}"], None
+    lines, base, base_cpu = [f"{name + ' vs ' + name}: {n_games:,} games, chunks of {chunk:,}"], None, None
     for w in counts:
         with tempfile.TemporaryDirectory(prefix="balance-bench-") as tmp:
             spec = RunSpec(game=game, games=n_games, strategies=[name, name], chunk_size=chunk, options=options)
-            t = time.perf_counter()
-            man = run(Path(tmp) / "run", spec, workers=w)
-            wall = time.perf_counter() - t
-        rate = n_games / wall
-        base = base or rate
-        busy = man["timing"]["cpu_seconds"] / (w * wall)  # share of the wall time the workers spent in chunks
-        lines.append(f"  {w} worker{'s' if w > 1 else ' '}: {rate:>12,.0f} games/s  x{rate / base:.2f}  "
-                     f"({wall:.2f} s wall, workers busy {busy:.0%})")
+            c0, t = os.times(), time.perf_counter()
+            run(Path(tmp) / "run", spec, workers=w)
+            wall, c1 = time.perf_counter() - t, os.times()
+        # CPU seconds of this process and its (reaped) workers: on a shared machine the wall-clock ratio
+        # depends on the free cores, the CPU ratio only on the run's own overheads
+        cpu = sum(c1[:4]) - sum(c0[:4])
+        rate, cpu_rate = n_games / wall, n_games / max(cpu, 1e-9)
+        base, base_cpu = base or rate, base_cpu or cpu_rate
+        lines.append(f"  {w} worker{'s' if w > 1 else ' '}: {rate:>12,.0f} games/s  x{rate / base:.2f} wall  "
+                     f"({wall:.2f} s; {cpu:.2f} CPU s: x{w * cpu_rate / base_cpu:.2f} with {w} free core"
+                     f"{'s' if w > 1 else ''})")
     return lines
 
 
