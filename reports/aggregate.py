@@ -22,9 +22,11 @@ from balance.stats import wilson
 MIN_GAMES = 50  # rows with fewer games are shown as insufficient data, never as bare numbers
 
 
-def scan(run_dir: Path) -> pl.LazyFrame:
-    """All records of a run (finished chunks only)."""
-    return pl.scan_parquet([str(p) for p in chunk_files(Path(run_dir))])
+def scan(run_dir: Path | list) -> pl.LazyFrame:
+    """All records of a run (finished chunks only); of several runs of one game pooled when given a list
+    (e.g. Blade Rondo custom-deck runs, for the meta-game of their decks)."""
+    dirs = run_dir if isinstance(run_dir, (list, tuple)) else [run_dir]
+    return pl.scan_parquet([str(p) for d in dirs for p in chunk_files(Path(d))])
 
 
 def seat_columns(lf: pl.LazyFrame, seats: int = 2) -> list[str]:
@@ -170,6 +172,40 @@ def meta_game_table(df: pl.DataFrame, keys: list[str], labels: dict, min_games: 
         "dominated": res["dominated"], "games": G.sum(axis=1).astype(np.int64),
         "thin_cells": [int(((G[i] < min_games) & (np.arange(n) != i)).sum()) for i in range(n)],
     }).sort("weight", descending=True)
+
+
+MAX_DECKS = 30  # a run with more distinct decks (e.g. dealt hands) has no deck meta-game
+
+
+def deck_matchups(lf: pl.LazyFrame, cols: list[str]) -> pl.LazyFrame:
+    """Games per (seat 1's deck, seat 2's deck, winner): a deck is the seat's ``cols`` (Blade Rondo: the
+    ``hand`` and ``dup`` masks of the custom decks of a run)."""
+    return lf.group_by([f"{c}{s}" for s in (0, 1) for c in cols] + ["winner"]).agg(pl.len().alias("n"))
+
+
+def deck_meta_game(g: pl.DataFrame, cols: list[str], labels: dict, max_decks: int = MAX_DECKS) -> pl.DataFrame | None:
+    """The meta-game of the decks a run holds (:func:`deck_matchups`), as :func:`meta_game_table`; None when
+    the run has fewer than 2 or more than ``max_decks`` distinct decks. Decks are named by their card numbers
+    (a doubled card twice)."""
+    decks = sorted({tuple(r[f"{c}{s}"] for c in cols) for s in (0, 1) for r in g.iter_rows(named=True)})
+    if not 2 <= len(decks) <= max_decks:
+        return None
+    index = {d: i for i, d in enumerate(decks)}
+    rows = []
+    for r in g.iter_rows(named=True):
+        for s in (0, 1):
+            rows.append((index[tuple(r[f"{c}{s}"] for c in cols)], index[tuple(r[f"{c}{1 - s}"] for c in cols)],
+                         r["n"], r["n"] if r["winner"] == s else 0, r["n"] if r["winner"] < 0 else 0))
+    df = (pl.DataFrame(rows, schema=["deck", "opp_deck", "games", "wins", "draws"], orient="row")
+          .group_by("deck", "opp_deck").agg(pl.col("games", "wins", "draws").sum()))
+    prov = labels.get("provisional", {}).get("card", [])
+    names, provs = [], []
+    for d in decks:
+        hand, dup = int(d[0]), int(d[1]) if len(d) > 1 else 0
+        cards = [k for k in range(64) if (hand >> k) & 1 for _ in range(2 if (dup >> k) & 1 else 1)]
+        names.append(" ".join(str(k) for k in cards))
+        provs.append(any(k < len(prov) and prov[k] for k in cards))
+    return meta_game_table(df, ["deck"], {"deck": names, "provisional": {"deck": provs}})
 
 
 def seat(long: pl.LazyFrame) -> pl.LazyFrame:
@@ -347,7 +383,8 @@ def _strategy_names(run_dir: Path) -> list[str]:
     from balance.runs import read_manifest
 
     try:
-        return list(read_manifest(Path(run_dir))["spec"]["strategies"])
+        first = run_dir[0] if isinstance(run_dir, (list, tuple)) else run_dir
+        return list(read_manifest(Path(first))["spec"]["strategies"])
     except Exception:  # a bare folder of chunks: ids stay unnamed
         return []
 
@@ -392,6 +429,9 @@ def summarise(run_dir: Path, labels: dict, timeout_code: int, grouped: bool = Tr
         big = {"setup": seat_cube(lf, ["winner"], setup, ("od_acts", "od_fails") if has_od else (),
                                   3 if has_od else None),
                "by_len": seat_cube(lf, [c for c in ("winner", "rounds", "end_reason", "first") if c in rec_cols], [])}
+        deck_cols = [c for c in ("hand", "dup") if c in bases]
+        if "hand" in deck_cols:
+            big["decks"] = deck_matchups(lf, deck_cols)
         if "used" in bases and labels.get("card"):
             big["used"] = used_cube(lf, "hand" in bases)
             if ft and ft["column"] in bases:
@@ -408,6 +448,8 @@ def summarise(run_dir: Path, labels: dict, timeout_code: int, grouped: bool = Tr
             queries["card"] = card(big["used"], len(labels["card"]), in_hand="hand" in bases)
         if "card_first_turn" in big:
             queries["card_first_turn"] = big["card_first_turn"]
+        if "decks" in big:
+            queries["decks"] = big["decks"]
         turns = by_len
     else:
         long = seat_rows(lf, seats, labels.get("column_aliases"))
@@ -493,6 +535,10 @@ def summarise(run_dir: Path, labels: dict, timeout_code: int, grouped: bool = Tr
             (pl.col("used_win_rate") - pl.col("unused_win_rate")).alias("improvement_when_used"), *extra)
     if "options" in frames:
         out["meta_game"] = meta_game_table(frames["options"], ["char", "od"], labels)
+    if "decks" in frames:
+        mg = deck_meta_game(frames.pop("decks"), deck_cols, labels)
+        if mg is not None:
+            out["deck_meta_game"] = mg
     if "solo_clear" in frames:
         names = _strategy_names(run_dir)
         out["solo_clear"] = with_interval(frames["solo_clear"]).with_columns(

@@ -13,7 +13,7 @@ from balance.runs import RunSpec, is_complete, read_manifest
 from balance.stats import fmt_rate
 from reports import aggregate, figures, html
 
-DIMENSIONS = ("character", "matchup", "matchup_by_seat", "overdrive", "meta_game", "card", "seat", "seat_by_length",
+DIMENSIONS = ("character", "matchup", "matchup_by_seat", "overdrive", "meta_game", "deck_meta_game", "card", "seat", "seat_by_length",
               "turn_order", "turn_order_by_length", "solo_clear", "solo_battles")
 
 
@@ -50,18 +50,21 @@ def findings(t: dict[str, pl.DataFrame], top: int = 3) -> list[str]:
         for r in _clear(t["overdrive"]).head(2).iter_rows(named=True):
             out.append(f"Overdrive {r['name']}{dag if r['provisional'] else ''}: picked in "
                        f"{100 * r['pick_rate']:.1f}% of seats, wins {fmt_rate(r['wins'], r['games'])}.")
-    if "meta_game" in t:
-        mg = t["meta_game"]
+    for key, what in (("meta_game", "character + Overdrive picks"), ("deck_meta_game", "decks")):
+        if key not in t:
+            continue
+        mg = t[key]
         picked = mg.filter(pl.col("weight") > 0.05)
         n = len(mg)
         thin = int(mg["thin_cells"].sum())
         if thin > 0.25 * n * (n - 1):
             out.append(f"Meta-game not reliable yet: {thin:,} of {n * (n - 1):,} pick-vs-pick cells have fewer than "
-                       f"50 games (counted as even); simulate more games, or pick Overdrives at random.")
+                       f"50 games (counted as even); simulate more games"
+                       + (", or pick Overdrives at random." if key == "meta_game" else "."))
         elif len(picked):
             mix = ", ".join(f"{r['option']} {100 * r['weight']:.0f}%" for r in picked.head(4).iter_rows(named=True))
             dom = int(mg["dominated"].sum())
-            out.append(f"Meta-game equilibrium: {mix}; {dom} of {len(mg)} character + Overdrive picks are "
+            out.append(f"Meta-game equilibrium: {mix}; {dom} of {len(mg)} {what} are "
                        f"dominated (never picked at equilibrium).")
     if "card" in t:
         for r in _clear(t["card"]).head(top).iter_rows(named=True):
@@ -141,12 +144,14 @@ def build(run_dir: Path, out_dir: Path | None = None, log=print) -> dict:
                 ("Overdrive", "name"), ("picks", "games"), ("pick rate", "pick_rate"), ("win rate (95% CI)", "rate"),
                 ("mean activations", "mean_activations"), ("never", "stage0"), ("stage 1", "stage1"),
                 ("stage 2", "stage2"), ("stage 3", "stage3")]))
-    if "meta_game" in t:
-        mg = t["meta_game"]
-        add("meta_game", figures.meta_game(
+    for key, what in (("meta_game", "character + Overdrive"), ("deck_meta_game", "the run's decks")):
+        if key not in t:
+            continue
+        mg = t[key]
+        add(key, figures.meta_game(
             mg, "Options with zero weight are dominated: a field that knows the matchups never picks them. "
                 "Meta-weighted win rate is each option's win rate against that field."),
-            "meta-game", "Meta-game (character + Overdrive)",
+            "meta-game", f"Meta-game ({what})",
             html.table(R(mg.head(40)), [("option", "option"), ("weight", "weight"),
                                          ("meta-weighted win rate", "meta_win_rate"), ("dominated", "dominated"),
                                          ("games", "games"), ("thin matchups", "thin_cells")]))

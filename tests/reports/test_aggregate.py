@@ -113,3 +113,25 @@ def test_grouped_path_blade_rondo_and_solo(tmp_path):
             b = t["solo_battles"]
             assert b["games"][0] == n and b["defeats"].sum() == int((recs["lost_battle"] > 0).sum())
             assert ((b["ci_low"] <= b["defeat_rate"]) & (b["defeat_rate"] <= b["ci_high"])).all()
+
+
+def test_deck_meta_game_of_pooled_custom_runs(tmp_path):
+    """Blade Rondo: three custom decks played pairwise in three runs, pooled: the meta-game has the three
+    decks, a mix summing to 1, and each deck's games counted from the records."""
+    decks = {"a": "1,2,3,4,5,6,7", "b": "21,22,23,24,25,26,27", "c": "41,42,43,44,45,46,47"}
+    runs = []
+    for x, y in (("a", "b"), ("a", "c"), ("b", "c")):
+        runs.append(balance.simulate("blade_rondo", games=200, seed=1, setup="custom", strategies=["greedy"],
+                                     out=tmp_path / f"{x}{y}", chunk_size=200,
+                                     options={"hand1": decks[x], "hand2": decks[y]}).path)
+    labels = balance.load_run(runs[0]).labels
+    single = summarise(runs[0], labels, labels["end_reason"].index("timeout"))
+    assert len(single["deck_meta_game"]) == 2
+    t = summarise(runs, labels, labels["end_reason"].index("timeout"))
+    mg = t["deck_meta_game"]
+    assert set(mg["option"]) == {" ".join(d.split(",")) for d in decks.values()}
+    assert abs(mg["weight"].sum() - 1) < 1e-9 and (mg["weight"] >= 0).all()
+    assert (mg["games"] == 400).all()  # each deck played 200 games against each of the two others
+    dealt = balance.simulate("blade_rondo", games=200, seed=1, strategies=["random"], out=tmp_path / "dealt",
+                             chunk_size=200)
+    assert "deck_meta_game" not in dealt.tables()  # 400 different hands: no meta-game
