@@ -395,6 +395,25 @@ def _row(st: dict, ids: dict) -> list[int]:
     return row
 
 
+def _desc(col: np.ndarray, r: dict) -> int:
+    """A card's word for ``rules_nb.action_mask_nb``: cost (bits 0-7), the symbol whose cost modifier
+    applies (bits 8-15; 255: none) and bit 16 when only ``usable_nb``'s full rules can tell.
+
+    The mask is asked at every action decision, so the cases ``usable_nb`` settles by one comparison
+    are folded in here: a Response card costs response_cost with no modifier; an X cost (Protection)
+    is usable when protection_min is left (protection_min <= param_cap checked here). Alchemy and a
+    Sacrifice to check still take the full rules."""
+    if col[E.C_RESP] != 0:
+        cost, sym, full = r["response_cost"], 255, False
+    elif col[E.C_XCOST]:
+        cost, sym, full = r["protection_min"], 255, r["protection_min"] > r["param_cap"]
+    else:
+        cost, sym, full = max(int(col[E.C_COST]), 0), int(col[E.C_TYPE]), bool(col[E.C_ALCH] or col[E.C_SACCHK])
+    if not 0 <= cost <= 255:
+        full = True
+    return int(cost) | sym << 8 | int(full) << 16
+
+
 @dataclass
 class Tables:
     """Integer tables for the kernels plus the names the reports and scenarios print."""
@@ -507,8 +526,7 @@ def build_tables(data: GameData, extra=None) -> Tables:
             col[E.C_DOLL] = int(bool(summon) and f["subordinates"][summon[0]["subordinate"]]["doll"])
             image[at:at + E.C_WIDTH] = col
             image[E.HINTS_AT + cid * E.H_WIDTH:E.HINTS_AT + (cid + 1) * E.H_WIDTH] = _hints(c, f)
-            full = col[E.C_RESP] != 0 or col[E.C_XCOST] or col[E.C_ALCH] or col[E.C_SACCHK]
-            image[E.DESC_AT + cid] = max(int(col[E.C_COST]), 0) | int(col[E.C_TYPE]) << 8 | int(bool(full)) << 16
+            image[E.DESC_AT + cid] = _desc(col, r)
             setas[cid] = int(col[E.C_SETAS])
 
     for i, (key, s) in enumerate(f["subordinates"].items()):

@@ -227,22 +227,28 @@ def _pick_sub_nb(m, seat, mask, highest):
     return best
 
 
-@njit(cache=True)
-def _keep_value_nb(m, seat, n):
-    """Drafting worth of card number ``n`` given the cards kept so far (a mix of attacks and answers)."""
-    v = static_score_nb(m, n)
+@njit(cache=True, inline='always')
+def _kept_nb(m, seat):
+    """The cards kept so far in a draft: (how many are Response cards, a bit per card number kept)."""
     resp = 0
-    same = 0
+    kept = 0
     for ls in range(7):
         c = m[SLOT0 + (seat * SLOTS + ls) * SLOT_W + L_CARD]
         if c > 0 and m[SLOT0 + (seat * SLOTS + ls) * SLOT_W + L_ZONE] == Z_HAND:
             if card_nb(m, c, C_TYPE) == SYM_PREP:
                 resp += 1
-            if c == n:
-                same += 1
+            kept |= 1 << c
+    return resp, kept
+
+
+@njit(cache=True, inline='always')
+def _keep_value_nb(m, n, resp, kept):
+    """Drafting worth of card number ``n`` given the cards kept so far (``_kept_nb``: counted once per
+    pick, not once per candidate): a mix of attacks and answers."""
+    v = static_score_nb(m, n)
     if card_nb(m, n, C_TYPE) == SYM_PREP and resp >= 2:
         v *= 0.3
-    if same > 0:
+    if (kept >> n) & 1:
         v *= 0.8
     return v
 
@@ -373,11 +379,12 @@ def heuristic_nb(phase, m, seat, mask, params):
         best = -1
         bv = -1e300
         ties = 0
+        resp, kept = _kept_nb(m, seat)
         x = mask
         while x:  # the best value, ties at random (no array: 14 picks a game)
             n = lowest_bit_nb(x)
             x &= x - 1
-            val = _keep_value_nb(m, seat, n) if phase == PH_KEEP else static_score_nb(m, n)
+            val = _keep_value_nb(m, n, resp, kept) if phase == PH_KEEP else static_score_nb(m, n)
             if val > bv + 1e-9:
                 bv = val
                 best = n

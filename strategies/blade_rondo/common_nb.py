@@ -75,6 +75,7 @@ from simulators.blade_rondo.enums import (
     O_HAND,
     O_LIFE,
     O_REVEALED,
+    O_SUBS,
     P_A,
     P_B,
     P_C,
@@ -129,8 +130,9 @@ def prog_damage_nb(m, seat, start, n, hand_after):
     parameters (Day/Night and Add guards followed, other guards assumed to hold)."""
     opp = 1 - seat
     dd = eff_defence_nb(m, opp)
-    sd = best_sub_defence_nb(as_machine_nb(m), opp)
-    dd = sd if sd > dd else dd
+    if m[SEAT0 + opp * SEAT_W + O_SUBS] != 0:  # no subordinate: no call (best_sub_defence_nb gives -1)
+        sd = best_sub_defence_nb(as_machine_nb(m), opp)
+        dd = sd if sd > dd else dd
     atk = eff_attack_nb(m, seat)
     ol = m[SEAT0 + opp * SEAT_W + O_LIFE]
     total = 0
@@ -205,7 +207,7 @@ def sub_value_nb(m, seat, s):
     return (a if a > 2 else 2) * n if n > 0 else 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def program_gains_nb(m, start, n):
     """(life gained, permanent Attack, this-turn Attack, Defence) the rows give their user."""
     heal = 0
@@ -230,7 +232,7 @@ def program_gains_nb(m, start, n):
     return heal, atk, atk_t, df
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def static_score_nb(m, cid):
     """A card's worth for drafting, from its data hints: damage per cost, healing, summons, responses."""
     h = HINTS_AT + cid * H_WIDTH
