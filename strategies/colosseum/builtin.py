@@ -92,7 +92,13 @@ def equilibrium_rm_nb(M, rows, cols, iterations, out):
     rows/cols masks, by regret matching+ with linear averaging; written to ``out``.
 
     Works on the sub-matrix of the masked rows and columns (the others have probability 0:
-    their terms add nothing), with the same floating-point operations in the same order."""
+    their terms add nothing), with the same floating-point operations in the same order.
+
+    Speed (the solve is ~95% of a nash game): every value is one dot product whose running sum
+    stays in a register, and each regret total is formed where the regrets are updated. Each sum
+    still runs in index order from 0.0, so the mix is bit-identical to the earlier loops, which
+    vectorized across rows but kept the sums in memory (every step waited on a store and a reload):
+    a 9x9 solve of 200 iterations took ~33 us, now ~23 us (CPU time, shared machine)."""
     n = M.shape[0]
     m = M.shape[1]
     ri = np.empty(n, np.int64)
@@ -118,48 +124,42 @@ def equilibrium_rm_nb(M, rows, cols, iterations, out):
     x = np.zeros(nr)
     y = np.zeros(nc)
     avg = np.zeros(nr)
-    ua = np.zeros(nr)
-    ub = np.zeros(nc)
+    tr = 0.0  # the regrets' sums, each formed (in index order) where the regrets are updated
+    tc = 0.0
     for it in range(max(iterations, 1)):
         # current strategies from positive regrets (uniform when none)
-        tot = 0.0
+        w = float(it + 1)
         for a in range(nr):
-            tot += rr[a]
-        for a in range(nr):
-            x[a] = rr[a] / tot if tot > 0 else 1.0 / nr
-        tot = 0.0
+            x[a] = rr[a] / tr if tr > 0 else 1.0 / nr
+            avg[a] += w * x[a]
         for b in range(nc):
-            tot += rc[b]
-        for b in range(nc):
-            y[b] = rc[b] / tot if tot > 0 else 1.0 / nc
-        # values: every row's (column's) sum runs over the columns (rows) in order, as one sum
-        # each, but the loops go across rows (columns) so that they vectorize
-        for a in range(nr):
-            ua[a] = 0.0
-        for b in range(nc):
-            yb = y[b]
-            for a in range(nr):
-                ua[a] += At[b, a] * yb
+            y[b] = rc[b] / tc if tc > 0 else 1.0 / nc
+        # row values ua[a] = sum over b of A[a, b] * y[b]; v = x . ua; regrets += ua
         v = 0.0
         for a in range(nr):
-            v += x[a] * ua[a]
-            rr[a] += ua[a]
-        for a in range(nr):
-            rr[a] -= v
-            if rr[a] < 0:
-                rr[a] = 0.0
-        for b in range(nc):
-            ub[b] = 0.0
-        for a in range(nr):
-            xa = x[a]
+            ua = 0.0
             for b in range(nc):
-                ub[b] -= A[a, b] * xa
-        for b in range(nc):
-            rc[b] += ub[b] + v
-            if rc[b] < 0:
-                rc[b] = 0.0
+                ua += A[a, b] * y[b]
+            v += x[a] * ua
+            rr[a] += ua
+        tr = 0.0
         for a in range(nr):
-            avg[a] += (it + 1) * x[a]
+            r = rr[a] - v
+            if r < 0:
+                r = 0.0
+            rr[a] = r
+            tr += r
+        # column values ub[b] = -(sum over a of A[a, b] * x[a]), summed from 0.0 downwards
+        tc = 0.0
+        for b in range(nc):
+            ub = 0.0
+            for a in range(nr):
+                ub -= At[b, a] * x[a]
+            r = rc[b] + (ub + v)
+            if r < 0:
+                r = 0.0
+            rc[b] = r
+            tc += r
     tot = 0.0
     for a in range(nr):
         tot += avg[a]
