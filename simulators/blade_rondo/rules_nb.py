@@ -1293,6 +1293,8 @@ def turn_start_nb(m, v, s0, p0, s1, p1, seat):
     for stage in range(2):
         if stage == 0 and m[sb + O_NTOS] <= 0:
             continue
+        if stage == 1 and m[sb + O_SUBS] == 0:  # most turns: no subordinate, nothing to scan
+            break
         done = 0
         while m[S_DONE] == 0:
             best = -1
