@@ -259,7 +259,7 @@ def format_result(r: RestrictResult) -> list[str]:
             f"games when allowed, {100 * e.used_restricted:.1f}% when forbidden")
     verdict = ("no clear effect (the interval includes 0)" if not r.significant
                else ("forbidding it clearly hurts" if r.diff < 0 else "forbidding it clearly helps"))
-    lines.append(f"pooled over seat orders: difference {100 * r.diff:+.2f} points ({100 * r.ci_low:+.2f} to "
+    lines.append(f"pooled over the {len(r.seats)} seats: difference {100 * r.diff:+.2f} points ({100 * r.ci_low:+.2f} to "
                  f"{100 * r.ci_high:+.2f}, paired 95% interval over {r.deals:,} deals): {verdict}")
     lines += [f"note: {n}" for n in r.notes]
     return lines

@@ -90,7 +90,7 @@ def test_cli_restrict_reports_and_writes_json(capsys, tmp_path):
     code, stdout, err = cli(capsys, "restrict", "colosseum", "--card", "Overdrive", "--strategy", "greedy",
                             "--games", 600, "--workers", 1, "--json", out)
     assert code == 0, err
-    assert "seat 1 restricted" in stdout and "seat 2 restricted" in stdout and "pooled" in stdout
+    assert "seat 1 restricted" in stdout and "seat 2 restricted" in stdout and "pooled over the 2 seats" in stdout
     doc = json.loads(out.read_text())
     assert doc["forbidden"]["card"][0]["key"] == "overdrive" and len(doc["seats"]) == 2
     assert doc["deals"] == 600 and all(s["deals"] == 600 for s in doc["seats"])
