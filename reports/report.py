@@ -86,6 +86,22 @@ def findings(t: dict[str, pl.DataFrame], top: int = 3) -> list[str]:
     return out
 
 
+def _matchup_split_table(t: dict[str, pl.DataFrame]) -> str:
+    """The matchups with both seat orders pooled and split (the row character in seat 1, in seat 2)."""
+    if "matchup_by_seat" not in t:
+        return ""
+    m = t["matchup"]
+    for s in (0, 1):
+        part = t["matchup_by_seat"].filter(pl.col("seat") == s).select(
+            "char", "opp_char", *(pl.col(c).alias(f"s{s}_{c}") for c in ("games", "win_rate", "ci_low", "ci_high",
+                                                                        "insufficient")))
+        m = m.join(part, on=["char", "opp_char"], how="left", maintain_order="left")
+    cols = [("character", "name"), ("opponent", "opponent"), ("games", "games"), ("win rate, pooled (95% CI)", "rate"),
+            ("in seat 1: games", "s0_games"), ("win rate (95% CI)", "rate:s0_"),
+            ("in seat 2: games", "s1_games"), ("win rate (95% CI)", "rate:s1_")]
+    return html.table(html.rows(m.sort("win_rate", descending=True)), cols)
+
+
 def solo_findings(t: dict[str, pl.DataFrame]) -> list[str]:
     """A solo game's clear rate per strategy, in words (for games without a report hook of their own)."""
     return [f"{r['name']} clears {fmt_rate(r['wins'], r['games'])} of its games."
@@ -136,7 +152,7 @@ def build(run_dir: Path, out_dir: Path | None = None, log=print) -> dict:
             add("matchups", figures.matchup_heatmap(
                 t["matchup"], labels["character"], labels["provisional"]["character"],
                 "Read a row: the row character's win rate against each column; red below 50%, blue above."),
-                "matchup heatmap", "Matchups")
+                "matchup heatmap", "Matchups", _matchup_split_table(t))
     if "overdrive" in t:
         add("overdrives", figures.overdrive_panel(
             t["overdrive"], 3, "How often each Overdrive is picked, how its picker fares, and how far its "
