@@ -111,7 +111,7 @@ def _bad_data(tmp_path, old, new, stem="characters"):
     (["replay", "colosseum", "--game", -1], ["--game must be >= 0"]),
     (["scenario", "/nonexistent/s.toml"], ["scenario file not found"]),
     (["validate", "nonsense"], ["neither a game", "colosseum"]),
-    (["validate", "colosseum", "--override", "rules.max_rounds=0"], ["rules.toml.max_rounds", "allowed 1..1000"]),
+    (["validate", "colosseum", "--override", "rules.max_rounds=0"], ["rules.toml.max_rounds", "allowed 1..127"]),
 ])
 def test_user_errors_are_one_line_exit_2(capsys, tmp_path, args, needles):
     code, _out, err = cli(capsys, *args)
