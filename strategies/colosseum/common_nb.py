@@ -22,11 +22,12 @@ from simulators.colosseum.effects_nb import (
     ability_damage_hint_nb, card_kind_nb, dice_index_nb, od_damage_hint_nb, od_nb,
 )
 from simulators.colosseum.enums import (
-    BEATS, BEATS_BITS, INT, M_N_ODS, M_RNG, MOVE, N_DIST, N_STAGES, O_CHAR, O_HAND, O_HIST, O_HP, O_LAST, O_OD,
-    O_OD_COUNT, O_OD_REVEALED, OD, OD_PRIORITY, OD_SLOT, S_DIST, SEAT0, SEAT_W, STRAT_SCRATCH_AT, STRAT_SCRATCH_N,
+    AB_DMG_AT, BEATS, BEATS_BITS, C_TIDE, C_TIDE_DIE, C_WIDTH, CARDS_AT, INT, M_N_ODS, M_RNG, MOVE, N_DIST, N_STAGES,
+    O_CHAR, O_HAND, O_HIST, O_HP, O_LAST, O_OD, O_OD_COUNT, O_OD_REVEALED, O_TA, OD, OD_PRIORITY, OD_SLOT, S_DICE,
+    S_DIST, SEAT0, SEAT_W, SLOT_BASE, SLOT_RANGE, SLOT_TAB_AT, SLOT_W, STRAT_SCRATCH_AT, STRAT_SCRATCH_N,
 )
 from simulators.colosseum.rules_nb import (
-    card_range_nb, combine_moves_nb, hit_damage_nb, move_dest_nb, od_ready_mask_di_nb, od_ready_mask_nb,
+    combine_moves_nb, move_dest_nb, od_ready_mask_di_nb, od_ready_mask_nb,
 )
 from simulators.common.memory_nb import as_machine_nb
 from simulators.common.rng_nb import popcount_nb, rand_below_nb, rand_bit_nb, rand_float_nb
@@ -68,8 +69,13 @@ def prepare_payoff_nb(m, seat):
     d0 = m[S_DIST]
     for q in range(2):
         p = seat if q == 0 else op
-        ch = m[SEAT0 + p * SEAT_W + O_CHAR]
+        pb = SEAT0 + p * SEAT_W
+        ch = m[pb + O_CHAR]
         at = s + q * N_SLOTS
+        # what card_range_nb / hit_damage_nb read per slot, read once: the stores below go through
+        # the same pointer, so the compiler would otherwise reload them for every slot
+        row = SLOT_TAB_AT + (2 * ch + (1 if m[pb + O_TA] else 0)) * SLOT_W
+        ab = AB_DMG_AT + ch * 6
         movers = 0
         for c in range(N_SLOTS):
             k = card_kind_nb(m, c)
@@ -78,9 +84,15 @@ def prepare_payoff_nb(m, seat):
             h = 0
             dest = -1
             if k <= INT:
-                r = card_range_nb(m, p, c)
-                x = hit_damage_nb(m, p, c)
-                h = x + ability_damage_hint_nb(m, ch, k)
+                r = m[row + SLOT_RANGE + c]
+                # hit_damage_nb: base + TIDE correction by the pip of the card's die, at least 0
+                x = m[row + SLOT_BASE + c]
+                ca = CARDS_AT + c * C_WIDTH
+                td = m[ca + C_TIDE_DIE]
+                if td >= 0:
+                    x += m[ca + C_TIDE + m[S_DICE + td] - 1]
+                x = max(x, 0)
+                h = x + m[ab + k]
             elif k == MOVE:
                 dest = move_dest_nb(m, p, c, d0)
             m[at + _K + c] = k
@@ -477,7 +489,9 @@ def int_pick_nb(m, mask, omask):
     a0 = 0
     sum_w = 0  # weight of the still cards not valid here: every valid still row beats them
     sum_valid = 0  # weight of the still cards valid here
-    valid = 0  # still cards valid at the current distance
+    vk0 = 0  # still cards valid at the current distance, by kind (STR, DEX, INT): the draws of a row
+    vk1 = 0
+    vk2 = 0
     cw0 = 0
     cw1 = 0
     cw2 = 0
@@ -503,10 +517,12 @@ def int_pick_nb(m, mask, omask):
             mv1 += lw if rj & 2 else (hit_mv if d0 != 1 else wz)
             mv2 += lw if rj & 4 else (hit_mv if d0 != 2 else wz)
         if vj0:
-            valid |= 1 << j
             sum_valid += w
             a0 += lw
             kj = m[s + N_SLOTS + _K + j]  # a valid card is an attribute card (a still move never is)
+            vk0 |= (1 << j) if kj == 0 else 0
+            vk1 |= (1 << j) if kj == 1 else 0
+            vk2 |= (1 << j) if kj == 2 else 0
             t = _BEATER[kj]
             cw0 += w if t == 0 else 0
             cw1 += w if t == 1 else 0
@@ -568,15 +584,14 @@ def int_pick_nb(m, mask, omask):
                 if vi0:
                     total = wi * (sum_w + m[s + _CW + ki]) + m[s + _SL + ki]
                     xi = m[s + _X + i]
-                    dm = valid
-                    while dm:  # same-attribute draws
+                    dm = vk0 if ki == 0 else (vk1 if ki == 1 else vk2)
+                    while dm:  # same-attribute draws (only the valid still cards of this kind)
                         j = _low_bit_nb(dm)
                         dm &= dm - 1
-                        if m[s + N_SLOTS + _K + j] == ki:
-                            xd = xi - m[s + N_SLOTS + _X + j]
-                            dd = max(xd, 0)
-                            dt = max(-xd, 0)
-                            total += m[s + _WJ + j] * (xd + (ko if dd >= op_hp else 0) - (ko if dt >= my_hp else 0))
+                        xd = xi - m[s + N_SLOTS + _X + j]
+                        dd = max(xd, 0)
+                        dt = max(-xd, 0)
+                        total += m[s + _WJ + j] * (xd + (ko if dd >= op_hp else 0) - (ko if dt >= my_hp else 0))
                 else:
                     total = a0
                 ob = others
