@@ -19,9 +19,13 @@ from balance.errors import BalanceError
 
 _GAMES: dict[str, "GameSpec"] = {}
 _STRATEGIES: dict[str, dict[str, "Strategy"]] = {}
-_BUILTIN_GAMES = ("simulators.colosseum", "simulators.rose_duel", "simulators.blade_rondo")
-_BUILTIN_STRATEGIES = ("strategies.colosseum", "strategies.rose_duel", "strategies.blade_rondo")
-_loaded = False
+# built-in game name -> its package under simulators/ and strategies/. A lookup of one game imports only
+# its own package: importing a game loads its compiled kernels from the Numba cache, which costs seconds
+# for the larger games, and a report or a run needs only one game.
+_BUILTIN_PACKAGES = {"colosseum": "colosseum", "rose_duel": "rose_duel", "blade_rondo": "blade_rondo",
+                     "blade_rondo_maria": "blade_rondo", "blade_rondo_campaign": "blade_rondo"}
+_loaded_packages: set[str] = set()
+_entry_points_loaded = False
 
 
 @dataclass
@@ -78,18 +82,40 @@ def register_strategy(game: str, name: str, fn: Callable, description: str, para
     return st
 
 
-def _load_builtins() -> None:
-    global _loaded
-    if _loaded:
+def _load_package(pkg: str) -> None:
+    if pkg not in _loaded_packages:
+        _loaded_packages.add(pkg)
+        importlib.import_module(f"simulators.{pkg}")
+        importlib.import_module(f"strategies.{pkg}")
+
+
+def _load_entry_points() -> None:
+    global _entry_points_loaded
+    if _entry_points_loaded:
         return
-    _loaded = True
-    for mod in _BUILTIN_GAMES + _BUILTIN_STRATEGIES:
-        importlib.import_module(mod)
+    _entry_points_loaded = True
     for ep in entry_points(group="balance.strategies"):
         try:
             ep.load()
         except Exception as e:  # a broken third-party plugin must not break the toolkit
             raise BalanceError(f"entry point {ep.name!r} ({ep.value}) failed to load: {e}") from None
+
+
+def _load_builtins() -> None:
+    """Every built-in game and strategy, then the entry-point plugins."""
+    for pkg in dict.fromkeys(_BUILTIN_PACKAGES.values()):
+        _load_package(pkg)
+    _load_entry_points()
+
+
+def _load_for(game: str) -> None:
+    """What a lookup of ``game`` needs: its own package when it is built in (everything otherwise)."""
+    pkg = _BUILTIN_PACKAGES.get(game)
+    if pkg is None:  # a plugin's game, or a typo: the error lists every game
+        _load_builtins()
+        return
+    _load_package(pkg)
+    _load_entry_points()
 
 
 def load_plugin(module: str) -> None:
@@ -107,14 +133,14 @@ def available_games() -> list[str]:
 
 
 def get_game(name: str) -> GameSpec:
-    _load_builtins()
+    _load_for(name)
     if name not in _GAMES:
         raise BalanceError(f"unknown game {name!r}; available: {', '.join(sorted(_GAMES))}")
     return _GAMES[name]
 
 
 def strategies_for(game: str) -> dict[str, Strategy]:
-    _load_builtins()
+    _load_for(game)
     return dict(_STRATEGIES.get(game, {}))
 
 
