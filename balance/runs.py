@@ -37,6 +37,7 @@ import sys
 import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
@@ -528,7 +529,12 @@ def _run_pool(run_dir: Path, spec: RunSpec, prep: Prepared, todo, workers: int, 
                 pending.add(ex.submit(_worker_chunk, str(run_dir), idx, start, count))
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
             for f in done:
-                finished(*f.result())
+                try:
+                    result = f.result()
+                except BrokenProcessPool:
+                    raise RunError("a worker process died (killed, or out of memory); every finished chunk is "
+                                   "kept: complete the run with --resume") from None
+                finished(*result)
     except BaseException:
         ex.shutdown(wait=False, cancel_futures=True)
         raise
@@ -591,14 +597,14 @@ def _run_dask(run_dir: Path, spec: RunSpec, todo, dask, finished) -> int:
     """Chunks on a dask cluster (``dask``: a client and its LocalCluster or None, which are closed here);
     this process writes each chunk as it arrives. Returns the number of worker threads."""
     client, cluster = dask
-    futures = []
+    futures: dict[int, object] = {}  # chunk index -> its future, while in flight
     try:
         from distributed import as_completed
 
-        slots = max(1, sum(client.nthreads().values()))
         spec_dict = asdict(spec)
         queue = list(reversed(todo))
         running = as_completed()
+        slots = {"n": max(1, sum(client.nthreads().values())), "at": time.perf_counter()}
 
         def submit():
             idx, start, count = queue.pop()
@@ -606,27 +612,37 @@ def _run_dask(run_dir: Path, spec: RunSpec, todo, dask, finished) -> int:
             # client's result under the same key); retries: a lost worker's chunk is recomputed elsewhere
             f = client.submit(_dask_chunk, spec_dict, start, count, pure=False, retries=2,
                               key=f"balance-chunk-{idx:05d}-{os.getpid()}-{time.time_ns()}")
-            f.chunk_index = idx
-            futures.append(f)
+            futures[idx] = f
             running.add(f)
 
-        # a bounded number in flight (2 per worker thread): the scheduler's and this client's memory stay
-        # flat however many chunks the run has
-        for _ in range(min(len(queue), 2 * slots)):
-            submit()
+        def top_up():
+            # a bounded number in flight (2 per worker thread): the scheduler's and this client's memory stay
+            # flat however many chunks the run has; workers that join a running cluster are counted every 5 s
+            if time.perf_counter() - slots["at"] > 5.0:
+                slots["n"] = max(1, sum(client.nthreads().values()))
+                slots["at"] = time.perf_counter()
+            while queue and len(futures) < 2 * slots["n"]:
+                submit()
+
+        top_up()
         for f in running:
-            data, rows, secs, warm = f.result()
-            idx = f.chunk_index
-            futures.remove(f)
+            idx = next(i for i, g in futures.items() if g is f)
+            try:
+                data, rows, secs, warm = f.result()
+            except Exception as e:  # a worker's exception: most often the toolkit missing or different there
+                why = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}".rstrip(": ")
+                raise RunError(f"a dask worker failed on chunk {idx} ({why}); every worker needs this toolkit "
+                               f"installed with the same code and data; finished chunks are kept: rerun with "
+                               f"--resume") from None
+            del futures[idx]
             f.release()
             digest = write_chunk_bytes(chunk_path(run_dir, idx), data)
             del data
             finished(idx, digest, rows, secs, warm)
-            if queue:
-                submit()
-        return slots
+            top_up()
+        return slots["n"]
     finally:
-        for f in futures:
+        for f in futures.values():
             f.cancel()
         client.close()
         if cluster is not None:

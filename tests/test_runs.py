@@ -139,6 +139,40 @@ def test_dask_resume_completes_a_local_run(tmp_path, dask_cluster):
     assert run_frame(d).equals(reference(spec))
 
 
+PLUGIN = """
+from numba import njit
+from balance.registry import register_strategy
+
+
+@njit(cache=False)
+def lowest_nb(phase, m, seat, mask, params):
+    i = 0
+    while (mask >> i) & 1 == 0:
+        i += 1
+    return i
+
+
+register_strategy("colosseum", "client_only_lowest", lowest_nb, "always the lowest legal choice")
+"""
+
+
+def test_a_worker_without_the_code_fails_in_one_line(tmp_path, monkeypatch, dask_cluster):
+    """A strategy plugin importable here but not on the workers (as on a machine missing the code): the
+    worker's ModuleNotFoundError becomes one error naming the chunk and the cause; nothing half-written."""
+    (tmp_path / "client_only_plugin.py").write_text(PLUGIN)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    spec = RunSpec(game="colosseum", games=400, seed=1, chunk_size=200, strategies=["client_only_lowest"],
+                   plugins=["client_only_plugin"])
+    d = tmp_path / "run"
+    with pytest.raises(runs.RunError) as ei:
+        run(d, spec, executor="dask", scheduler=dask_cluster.scheduler_address)
+    msg = str(ei.value)
+    assert "dask worker failed on chunk" in msg and "client_only_plugin" in msg and "--resume" in msg
+    assert "\n" not in msg
+    assert read_manifest(d)["chunks"] == {} and not (d / ".lock").exists()
+    assert not list(d.rglob("*.tmp"))
+
+
 def test_dask_local_cluster_through_the_cli(capsys, tmp_path):
     """--executor dask without --scheduler starts (and stops) its own LocalCluster of --workers processes."""
     pytest.importorskip("distributed")
