@@ -227,14 +227,32 @@ def seat_by_length(long: pl.LazyFrame, edges=(5, 10, 20)) -> pl.LazyFrame:
             .sort(pl.col("seat"), first))
 
 
+def first_turn_columns(spec: dict) -> list[str]:
+    """The packed first-use columns of a ``first_turn`` spec, in card order: ``spec["columns"]`` when the
+    cards need several 64-bit columns (the rose duel: 48 kinds of 8 bits in ``first_turn_a``..``_f``), else
+    the one ``spec["column"]``."""
+    return list(spec["columns"]) if "columns" in spec else [spec["column"]]
+
+
 def first_turn_expr(k: int, spec: dict, suffix: str = "") -> pl.Expr:
     """The turn (round) the seat first used card ``k``, 0 if never, from the packed per-seat column
     ``spec["column"]``: ``spec["bits"]`` bits per card, by card index (``by = "card"``) or by the card's rank
     among the set bits of the ``hand`` mask (``by = "hand"``: a few hand cards out of many). ``suffix``:
-    read a seat's columns of the per-game records (``"0"``: ``first_round0``, ``hand0``)."""
+    read a seat's columns of the per-game records (``"0"``: ``first_round0``, ``hand0``).
+
+    ``spec["columns"]`` (``by = "card"`` only): several packed columns, card ``k`` in column
+    ``k // (64 // bits)``; with ``spec["per"] = "game"`` they are per-game columns (no seat suffix): the turn
+    any seat first used the card (see :func:`first_turn_means`)."""
     bits = int(spec["bits"])
     field = pl.lit((1 << bits) - 1, dtype=pl.UInt64)
-    col = pl.col(spec["column"] + suffix).cast(pl.UInt64)
+    per_col = 64 // bits
+    names = first_turn_columns(spec)
+    if len(names) > 1 and spec.get("by", "card") != "card":
+        raise ValueError("several first-use columns are read by card index only (by = 'card')")
+    if len(names) > 1:  # card k sits in column k // per_col, field k % per_col
+        col, k = pl.col(names[k // per_col] + suffix).cast(pl.UInt64), k % per_col
+    else:
+        col = pl.col(names[0] + suffix).cast(pl.UInt64)
 
     def at(j: int) -> pl.Expr:  # field j (polars expressions have no shift: divide by a power of two)
         return (col // pl.lit(1 << (bits * j), dtype=pl.UInt64)) & field
@@ -294,16 +312,27 @@ def card(long: pl.LazyFrame, n_cards: int, in_hand: bool = False, first_turn: di
 
 def first_turn_means(lf: pl.LazyFrame, n_cards: int, spec: dict, seats: int = 2) -> pl.LazyFrame:
     """Per card, the mean turn it was first used (over the seats that used it), straight from the per-game
-    records' packed columns (one select; the weighted path of :func:`summarise` has no per-row columns)."""
+    records' packed columns (one select; the weighted path of :func:`summarise` has no per-row columns).
+
+    A per-game spec (``spec["per"] = "game"``: one first-use turn per game and card, whichever seat used it)
+    averages over the games that used the card and adds their count, ``first_use_games`` (the seat-row
+    ``games_used`` counts a game once per seat that used it, so it is not the mean's count)."""
+    per_game = spec.get("per") == "game"
+    suffixes = [""] if per_game else [str(s) for s in range(seats)]
     sums = []
     for k in range(n_cards):
-        ts = [first_turn_expr(k, spec, str(s)) for s in range(seats)]
+        ts = [first_turn_expr(k, spec, sfx) for sfx in suffixes]
         sums += [pl.sum_horizontal([t.sum() for t in ts]).alias(f"s{k}"),
                  pl.sum_horizontal([(t > 0).sum() for t in ts]).alias(f"n{k}")]
     wide = lf.select(sums)
-    return pl.concat([wide.select(pl.lit(k, dtype=pl.Int16).alias("card"),
-                                  (pl.col(f"s{k}").cast(pl.Float64) / pl.col(f"n{k}")).alias("mean_turn_first_used"))
-                      for k in range(n_cards)])
+    rows = []
+    for k in range(n_cards):
+        cols = [pl.lit(k, dtype=pl.Int16).alias("card"),
+                (pl.col(f"s{k}").cast(pl.Float64) / pl.col(f"n{k}")).alias("mean_turn_first_used")]
+        if per_game:
+            cols.append(pl.col(f"n{k}").cast(pl.UInt32).alias("first_use_games"))
+        rows.append(wide.select(cols))
+    return pl.concat(rows)
 
 
 def used_cube(lf: pl.LazyFrame, in_hand: bool) -> pl.LazyFrame:
@@ -402,13 +431,23 @@ def with_interval(df: pl.DataFrame, wins: str = "wins", games: str = "games", pr
     )
 
 
+def _has_first_turn(spec: dict | None, seat_cols, rec_cols) -> bool:
+    """Whether the records hold the packed first-use columns of ``spec`` (labels' ``first_turn``): per-game
+    columns among the record's, per-seat ones among the seat columns (``first_round`` for ``first_round0``)."""
+    if not spec:
+        return False
+    where = rec_cols if spec.get("per") == "game" else seat_cols
+    return all(c in where for c in first_turn_columns(spec))
+
+
 def summarise(run_dir: Path, labels: dict, timeout_code: int, grouped: bool = True) -> dict[str, pl.DataFrame]:
     """Every table the game's records support, collected in one pass over the records.
 
     Dimensions appear when their columns do: ``char``/``opp_char`` (character, matchup),
     ``od`` (overdrive), ``used`` (card; with ``hand``, card in hand; with the game's ``first_turn`` column,
-    the mean turn first used), ``first`` (turn order); solo games (``strategy0`` only): clear rate per
-    strategy, and with ``lost_battle`` the defeat rate per battle.
+    the mean turn first used; a per-game ``first_turn`` spec adds ``first_use_games``), ``first`` (turn
+    order); solo games (``strategy0`` only): clear rate per strategy, and with ``lost_battle`` the defeat rate
+    per battle.
 
     ``grouped`` (two-seat games): the games are first grouped by setup, outcome and length (:func:`seat_cube`,
     :func:`used_cube`) and every question reads the groups: the same tables as the per-row queries
@@ -434,7 +473,7 @@ def summarise(run_dir: Path, labels: dict, timeout_code: int, grouped: bool = Tr
             big["decks"] = deck_matchups(lf, deck_cols)
         if "used" in bases and labels.get("card"):
             big["used"] = used_cube(lf, "hand" in bases)
-            if ft and ft["column"] in bases:
+            if _has_first_turn(ft, bases, rec_cols):
                 big["card_first_turn"] = first_turn_means(lf, len(labels["card"]), ft)
         big = dict(zip(big, (f.lazy() for f in pl.collect_all(list(big.values())))))
         long, by_len = big["setup"], big["by_len"]
@@ -459,7 +498,10 @@ def summarise(run_dir: Path, labels: dict, timeout_code: int, grouped: bool = Tr
         queries = {"seat": seat(long), "seat_by_length": seat_by_length(long), "length": length(lf),
                    "health": health(lf, timeout_code)}
         if "used" in cols and labels.get("card"):
-            ft = ft if ft and ft["column"] in cols else None
+            ft = ft if _has_first_turn(ft, cols, rec_cols) else None
+            if ft and ft.get("per") == "game":  # one value per game: averaged over games, not seat rows
+                queries["card_first_turn"] = first_turn_means(lf, len(labels["card"]), ft, seats)
+                ft = None
             queries["card"] = card(long, len(labels["card"]), in_hand="hand" in cols, first_turn=ft)
         turns = long
     if "char" in cols:

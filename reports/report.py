@@ -180,6 +180,8 @@ def build(run_dir: Path, out_dir: Path | None = None, log=print) -> dict:
                      ("win rate not in hand", "rate:not_in_hand_"), ("improvement in hand", "improvement_in_hand")]
         if "mean_turn_first_used" in t["card"].columns:
             cols.append(("mean turn first used", "mean_turn_first_used"))
+        if "first_use_games" in t["card"].columns:  # a per-game first turn (rose duel): the games it averages
+            cols.append(("games used in (first turn's count)", "first_use_games"))
         add("cards", figures.card_effects(
             t["card"], "Right of zero: seats that played the card won more (correlation, not cause)."),
             "card effects", "Cards", html.table(R(t["card"]), cols))

@@ -77,3 +77,44 @@ def test_report_has_the_rose_duel_parts(tmp_path, monkeypatch):
     assert s["character"] and all(r["name"] for r in s["character"])
     html = (tmp_path / "r" / "report" / "report.html").read_text()
     assert "One duel phase: exact and simulated" in html and "Duel win probability" not in json.dumps(s["findings"])
+    # the card table carries the per-game first-use turn and its game count (issue 6, section 1)
+    assert "mean turn first used" in html and "games used in" in html
+    used = [r for r in s["card"] if r["first_use_games"]]
+    cap = s["health"]["max_rounds"]
+    assert used and all(1 <= r["mean_turn_first_used"] <= cap for r in used)
+
+
+def test_card_table_mean_turn_first_used_from_raw_records(tmp_path):
+    """The card table's mean turn first used (per game: the turn any seat first used the kind) and its game
+    count, recomputed from the raw records' packed first_turn_a.. columns; a kind's first turn is set exactly
+    in the games where some seat's used bit is, and lies within the game."""
+    import numpy as np
+
+    import balance
+    from reports.aggregate import summarise
+    from simulators.rose_duel import enums as E
+    from simulators.rose_duel.game import first_use_turns
+
+    run = balance.simulate("rose_duel", games=1200, seed=11, setup="mixed", strategies=["random", "heuristic"],
+                           out=tmp_path / "r", chunk_size=600)
+    labels = run.labels
+    card = summarise(run.path, labels, E.END_TIMEOUT)["card"]
+    recs = run.records().collect().to_numpy(structured=True)
+    ft = first_use_turns(recs)
+    used = np.zeros_like(ft, dtype=bool)
+    for s in range(E.MAX_SEATS):
+        u = recs[f"used{s}"].astype(np.uint64)
+        used |= ((u[:, None] >> np.arange(E.MAX_KINDS, dtype=np.uint64)) & np.uint64(1)).astype(bool)
+    assert ((ft > 0) == used).all()
+    assert ((ft == 0) | ((ft >= 1) & (ft <= recs["rounds"][:, None]))).all()
+    assert (ft[:, len(labels["card"]):] == 0).all(), "no kind beyond the data's cards"
+    assert len(card) == len(labels["card"])
+    for r in card.iter_rows(named=True):
+        t = ft[:, r["card"]]
+        assert r["first_use_games"] == int((t > 0).sum()), r["name"]
+        assert r["first_use_games"] <= r["games_used"], "a game counts once, its seats each in games_used"
+        if r["first_use_games"]:
+            assert r["mean_turn_first_used"] == pytest.approx(t[t > 0].mean(), rel=1e-12), r["name"]
+        else:
+            assert r["mean_turn_first_used"] is None or np.isnan(r["mean_turn_first_used"])
+    assert card["first_use_games"].sum() > 0 and card["mean_turn_first_used"].drop_nans().min() >= 1

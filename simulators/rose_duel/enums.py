@@ -162,7 +162,10 @@ DISC = DECK + DECK_CAP
 EVD = DISC + DECK_CAP  # event pile
 EVX = EVD + EV_CAP  # used events
 AKIO_HAND = EVX + EV_CAP  # HAND_MAX: Akio's duelling cards for the Revolution
-STATE_END = AKIO_HAND + HAND_MAX + 2
+# MAX_KINDS: per card kind, the turn (1-based, capped at FIRST_TURN_CAP) any player seat first used it this
+# game, 0 never; set where the seat's O_USED bit is (rules_nb.note_used_nb), packed into first_turn_a.. at the end
+FIRST_USED = AKIO_HAND + HAND_MAX + 2
+STATE_END = FIRST_USED + MAX_KINDS
 
 # --- tables
 RULES_AT = STATE_END
@@ -189,6 +192,14 @@ TRACE_W = 6
  EV_SPECTATE, EV_PHASE, EV_FOCUS, EV_LOCATION, EV_DUEL_CARD, EV_INITIATIVE, EV_ATTACK, EV_LOCK, EV_HIT_ROSE,
  EV_HIT_BODY, EV_HIT_OBJECT, EV_PARRY, EV_FATIGUE, EV_DUEL_END, EV_GOAL, EV_NOBILITY, EV_OUT, EV_REVOLUTION, EV_AKIO,
  EV_STATUS, EV_DRAW, EV_EFFECT, EV_NEW_VICTOR, EV_GAME_END, EV_ILLEGAL, EV_TURN, EV_POOL_GOAL, EV_FOCUS_LOSS) = range(1, 39)
+
+# --- first use per card kind in the records: 8 bits a kind, FIRST_PER_COLUMN kinds a uint64 column
+FIRST_BITS = 8
+FIRST_TURN_CAP = (1 << FIRST_BITS) - 1  # a first use on turn 255 or later is stored as 255
+FIRST_PER_COLUMN = 64 // FIRST_BITS
+# lettered: a digit suffix would read as a seat column downstream (reports.aggregate.seat_columns)
+FIRST_COLUMNS = tuple(f"first_turn_{c}" for c in "abcdefgh"[:-(-MAX_KINDS // FIRST_PER_COLUMN)])
+assert len(FIRST_COLUMNS) * FIRST_PER_COLUMN >= MAX_KINDS
 
 # --- one row per game: the column names downstream (per-seat columns 0..5; -1 / 0 for empty seats)
 _fields = [
@@ -217,4 +228,8 @@ for _base, _t in (("strategy", np.int8), ("duelist", np.int8), ("nobility", np.i
                   ("body_hits", np.int32), ("noble", np.int16), ("used", np.uint64)):
     for _s in range(MAX_SEATS):
         _fields.append((f"{_base}{_s}", _t))
+# per game (not per seat: 6 seats x 48 kinds would be 36 columns), after the per-seat columns: card kind k's
+# first-use turn (FIRST_USED) in bits 8 (k % 8) .. of FIRST_COLUMNS[k // 8]; 0 = no seat used it
+for _c in FIRST_COLUMNS:
+    _fields.append((_c, np.uint64))
 record_dt = np.dtype(_fields, align=True)

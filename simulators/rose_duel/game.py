@@ -417,7 +417,19 @@ def labels(tables: Tables) -> dict[str, Any]:
         "card": tables.card_names, "card_key": tables.card_keys,
         "end_reason": list(E.END_NAMES), "provisional": tables.provisional,
         "seats": E.MAX_SEATS, "column_aliases": {"duelist": "char"},
+        # per game, not per seat (RULINGS, "Card metrics"): the turn any seat first used each kind, a byte per kind
+        "first_turn": {"columns": list(E.FIRST_COLUMNS), "bits": E.FIRST_BITS, "by": "card", "per": "game"},
     }
+
+
+def first_use_turns(records: np.ndarray) -> np.ndarray:
+    """Per game and card kind (``MAX_KINDS`` columns), the turn any player seat first used the kind, 0 if
+    none did: the packed ``first_turn_a``.. record columns unpacked (turns of 255 and later read 255)."""
+    out = np.zeros((len(records), E.MAX_KINDS), np.int64)
+    for k in range(E.MAX_KINDS):
+        col = np.asarray(records[E.FIRST_COLUMNS[k // E.FIRST_PER_COLUMN]], np.uint64)
+        out[:, k] = (col >> np.uint64(E.FIRST_BITS * (k % E.FIRST_PER_COLUMN))) & np.uint64(E.FIRST_TURN_CAP)
+    return out
 
 
 def report_hook(run_dir, tables, frames, spec):
@@ -590,6 +602,9 @@ def snapshot(tables: Tables, s: np.ndarray) -> dict:
                   "goals": [tables.goal_keys[i] for i in range(len(tables.goal_keys)) if (s[hb + E.O_GOALS] >> i) & 1]},
         "pool": [tables.goal_keys[i] for i in range(len(tables.goal_keys)) if (s[E.S_POOL] >> i) & 1],
         "seats": seats,
+        # the turn (1-based) each card kind was first used by any seat so far: what the record stores
+        "first_used": {tables.card_keys[k]: int(s[E.FIRST_USED + k]) for k in range(len(tables.card_keys))
+                       if s[E.FIRST_USED + k]},
     }
 
 

@@ -25,7 +25,7 @@ from simulators.common.rng_nb import popcount_nb, rand_below_nb, rand_bit_nb, se
 from simulators.common.strategy import STRATEGY_T
 from simulators.rose_duel.enums import (
     SCR_DICE_AT, SCR_DICE_N, SCR_DICE_POS, SCR_ERR, SCR_ON, R_UNOWNED_GOALS, UNOWNED_VICTOR,
-    R_FORBID_KINDS, R_FORBID_SEATS,
+    R_FORBID_KINDS, R_FORBID_SEATS, FIRST_BITS, FIRST_COLUMNS, FIRST_PER_COLUMN, FIRST_TURN_CAP, FIRST_USED,
     AKIO_AT, AKIO_CARDS_AT, AKIO_HAND, CA_CANCELS, CA_COPIES, CA_DUEL_EFF, CA_DUEL_EFF_N, CA_EFF, CA_EFF_N, CA_TYPE,
     CA_WIDTH, CARDS_AT, CT_ACTION, D_CNT_FIRST, D_CNT_HIT, D_CNT_LOCK, D_CNT_PARRY, D_CNT_PHASES, D_FIX, D_FIX_LOC,
     D_NEXT_ATT, D_NO_CARDS, D_OBJ_DONE, D_PHASE, D_RESULT, D_REVOLUTION, D_SIDE0, D_SPEC0, D_SPEC1, D_WINNER_SIDE,
@@ -61,6 +61,7 @@ from simulators.rose_duel.enums import (
 MP = MACHINE_PTR
 ROWS_T = types.int64[:, ::1]
 N_SHARED = 18  # shared record columns before the per-seat ones (record_dt order)
+N_FIRST = len(FIRST_COLUMNS)  # packed first-use columns after the per-seat ones
 STRATS_T = types.UniTuple(STRATEGY_T, MAX_SEATS)
 PARAMS_T = types.float64[:, ::1]
 CHUNK_SIG = types.void(
@@ -116,6 +117,15 @@ def emit_nb(m, seat, code, a, b, c):
     m[at + 4] = b
     m[at + 5] = c
     m[M_TRACE_N] = n + 1
+
+
+@njit(cache=True, inline='always')
+def note_used_nb(m, p, k):
+    """Player seat ``p`` used card kind ``k`` (reaction, action, cancel or duelling card): its ``used`` bit
+    and, the first time any seat uses ``k`` this game, the turn (1-based, capped: the record keeps a byte)."""
+    m[sb(p) + O_USED] |= 1 << k
+    if m[FIRST_USED + k] == 0:
+        m[FIRST_USED + k] = min(m[S_TURN] + 1, FIRST_TURN_CAP)
 
 
 @njit(cache=True, inline='always')
@@ -584,7 +594,7 @@ def play_duel_card_nb(m, v, side, spectator_seat, strats, params):
                 return
             k = take_from_hand_nb(m, p, c, 1)
     if p >= 0 and p < HOUSE:
-        m[sb(p) + O_USED] |= 1 << k
+        note_used_nb(m, p, k)
     emit_nb(m, p, EV_DUEL_CARD, k, side, 0)
     run_duel_steps_nb(m, card_nb(m, k, CA_DUEL_EFF), card_nb(m, k, CA_DUEL_EFF_N), side, 1 - side)
 
@@ -966,7 +976,7 @@ def offer_reaction_nb(m, v, q, e, strats, params):
     if c == PASS_BIT:
         return 0
     k = take_from_hand_nb(m, q, c, 0)  # the reaction leaves play
-    m[sb(q) + O_USED] |= 1 << k
+    note_used_nb(m, q, k)
     rx = RX_AT + (e * MAX_KINDS + k) * RX_WIDTH
     nob = m[rx + RX_NOBILITY]
     emit_nb(m, q, EV_REACT, e, k, nob)
@@ -1033,7 +1043,7 @@ def action_nb(m, v, p, strats, params):
             targets |= 1 << q
     t = ask_nb(m, v, p, PH_TARGET, targets, strats, params)
     take_from_hand_nb(m, p, c, 1)
-    m[b + O_USED] |= 1 << k
+    note_used_nb(m, p, k)
     m[S_ACTIONS] += 1
     m[S_INVOLVED] |= (1 << p) | (1 << t)
     emit_nb(m, p, EV_ACTION, k, t, 0)
@@ -1048,7 +1058,7 @@ def action_nb(m, v, p, strats, params):
         c2 = ask_nb(m, v, t, PH_CANCEL, cmask | (1 << PASS_BIT), strats, params)
         if c2 != PASS_BIT:
             k2 = take_from_hand_nb(m, t, c2, 1)
-            m[bt + O_USED] |= 1 << k2
+            note_used_nb(m, t, k2)
             m[S_CANCELS] += 1
             emit_nb(m, t, EV_CANCEL, k2, k, 0)
             m[S_CTX_CARD] = -1
@@ -1327,6 +1337,12 @@ def write_row_nb(out, i, g, m, sids):
         r[at + 8 * MAX_SEATS + s] = m[b + O_BODY_HITS] if on else 0
         r[at + 9 * MAX_SEATS + s] = m[b + O_NOBLE] if on else 0
         r[at + 10 * MAX_SEATS + s] = m[b + O_USED] if on else 0
+    at += 11 * MAX_SEATS
+    for c in range(N_FIRST):  # FIRST_PER_COLUMN kinds a column, kind k in bits FIRST_BITS * (k % per column)
+        w = 0
+        for j in range(FIRST_PER_COLUMN):
+            w |= m[FIRST_USED + c * FIRST_PER_COLUMN + j] << (FIRST_BITS * j)
+        r[at + c] = w  # int64 bits of the uint64 column (rows_to_records casts)
 
 
 def _simulate_chunk(machine, start, count, key, n_players, fixed, strats, params, sids, out):

@@ -277,3 +277,71 @@ def test_victor_by_two_dice_when_every_duelist_has_a_player(tables):
         dist = {n: abs(nos[n] - roll) for n in ("Utena", "Touga", "Miki")}
         best = min(dist.values())
         assert dist[chosen] == best and nos[chosen] == min(nos[n] for n in dist if dist[n] == best)
+
+
+FIRST_USE = """
+game = "rose_duel"
+duelists = ["utena", "touga", "miki"]
+victor = "juri"
+[start]
+first = 1
+hands = [["rumor"], ["student_council_order", "first_aid"], ["prank", "prank"]]
+events = ["falling_student"]
+[[turns]]  # 1, seat 1: holds Rumor back
+dice = [3]
+choices = [{ seat = 1, phase = "action", pick = "pass" }, { seat = 1, phase = "challenge", pick = "no" },
+           { seat = 1, phase = "draw", pick = "no" }]
+[[turns]]  # 2, seat 2: a private event answered with First Aid (a reaction)
+dice = [1]
+choices = [{ seat = 2, phase = "react", pick = "first_aid" }, { seat = 2, phase = "challenge", pick = "no" },
+           { seat = 2, phase = "draw", pick = "no" }]
+[[turns]]  # 3, seat 3: Prank on seat 1 (an action; seat 1 holds nothing that cancels it)
+dice = [3]
+choices = [{ seat = 3, phase = "action", pick = "prank" }, { seat = 3, phase = "target", pick = 1 },
+           { seat = 3, phase = "challenge", pick = "no" }, { seat = 3, phase = "draw", pick = "no" }]
+[[turns]]  # 4, seat 1: Rumor on seat 2, cancelled by Student Council Order
+dice = [3]
+choices = [{ seat = 1, phase = "action", pick = "rumor" }, { seat = 1, phase = "target", pick = 2 },
+           { seat = 2, phase = "cancel", pick = "student_council_order" },
+           { seat = 1, phase = "challenge", pick = "no" }, { seat = 1, phase = "draw", pick = "no" }]
+[[turns]]  # 5, seat 2: nothing left to play
+dice = [3]
+choices = [{ seat = 2, phase = "challenge", pick = "no" }, { seat = 2, phase = "draw", pick = "no" }]
+[[turns]]  # 6, seat 3: the second Prank: a later use keeps the first turn
+dice = [3]
+choices = [{ seat = 3, phase = "action", pick = "prank" }, { seat = 3, phase = "target", pick = 1 },
+           { seat = 3, phase = "challenge", pick = "no" }, { seat = 3, phase = "draw", pick = "no" }]
+"""
+
+
+def test_first_use_turn_of_reactions_actions_and_cancels(tmp_path):
+    """The game's first-use turn per card kind (what the record packs into first_turn_a..): the 1-based turn
+    of the first use by any seat, whatever the use (reaction, action, cancel), never moved by a later use."""
+    rows = run_scenario(_write(tmp_path, FIRST_USE))
+    expect = {1: {}, 2: {"first_aid": 2}, 3: {"first_aid": 2, "prank": 3}}
+    expect[4] = expect[3] | {"rumor": 4, "student_council_order": 4}
+    expect[5] = expect[6] = expect[4]
+    assert rows[0]["first_used"] == {}
+    for t in range(1, 7):
+        assert rows[t]["turn"] == t and rows[t]["first_used"] == expect[t], t
+    assert rows[6]["seats"][2]["hand"] == [], "the second Prank was played"
+    assert any("Prank" in e for e in rows[6]["events"])
+
+
+def test_first_use_columns_round_trip_every_byte():
+    """write_row_nb packs 8 kinds a column as int64 bits; the record's uint64 columns and first_use_turns give
+    back each byte, the top one (kind 8c + 7: the int64 sign bit) and the 255 cap included."""
+    from simulators.rose_duel.game import first_use_turns, rows_to_records
+
+    turns = np.arange(E.MAX_KINDS, dtype=np.int64) * 5 % 256
+    turns[7] = turns[E.MAX_KINDS - 1] = E.FIRST_TURN_CAP
+    rows = np.zeros((2, len(E.record_dt.names)), np.int64)
+    at = E.record_dt.names.index(E.FIRST_COLUMNS[0])
+    for c in range(len(E.FIRST_COLUMNS)):
+        w = 0
+        for j in range(E.FIRST_PER_COLUMN):
+            w |= int(turns[c * E.FIRST_PER_COLUMN + j]) << (E.FIRST_BITS * j)
+        rows[1, at + c] = w - (1 << 64) if w >= 1 << 63 else w  # the int64 the kernel writes
+    got = first_use_turns(rows_to_records(rows))
+    assert (got[0] == 0).all() and (got[1] == turns).all()
+    assert rows[1, at] < 0, "kind 7 at 255 sets the sign bit of the int64 row"
