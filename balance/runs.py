@@ -482,7 +482,7 @@ def run(run_dir: Path, spec: RunSpec | None = None, resume: bool = False, worker
 
         try:
             if dask is not None:
-                used = _run_dask(run_dir, spec, todo, dask, finished)
+                used = _run_dask(run_dir, spec, todo, dask, finished, _identity(prep))
             elif executor == "dask":
                 used = workers  # nothing was left to compute
             elif workers <= 1 or len(todo) <= 1:
@@ -547,18 +547,36 @@ def _run_pool(run_dir: Path, spec: RunSpec, prep: Prepared, todo, workers: int, 
 _DASK_PREPARED: dict = {}
 
 
-def _dask_chunk(spec_dict: dict, start: int, count: int) -> tuple[bytes, int, float, float]:
+def _identity(prep: Prepared) -> dict:
+    """What must be equal on the client and every worker for their records to agree: the data files'
+    hashes, the game's version and a fingerprint of every kernel source."""
+    from simulators.common.kernel_cache import kernel_fingerprint
+
+    return {"data": dict(prep.data.hashes), "game_version": prep.game.version, "kernels": kernel_fingerprint("*")}
+
+
+def _dask_chunk(spec_dict: dict, start: int, count: int, expect: dict | None = None
+                ) -> tuple[bytes, int, float, float]:
     """On a dask worker: simulate one chunk and return it encoded (parquet bytes), its rows, the seconds
     it took and the kernels' compile/load seconds (non-zero once per worker process and spec).
 
     The prepared game is kept per worker process (keyed by the spec), so the Numba cache is loaded once
-    per worker, not once per chunk."""
+    per worker, not once per chunk. ``expect`` (the client's :func:`_identity`) is checked once: a worker
+    with other data or code would otherwise write other records into the run without a sign."""
     key = json.dumps(spec_dict, sort_keys=True)
     warm = 0.0
     prep = _DASK_PREPARED.get(key)
     if prep is None:
         _DASK_PREPARED.clear()  # one spec at a time: a worker serving many runs does not grow
         prep = Prepared(RunSpec(**spec_dict))
+        if expect is not None:
+            mine = _identity(prep)
+            differ = [k for k in ("data", "game_version", "kernels") if mine[k] != expect[k]]
+            if differ:
+                files = sorted(f for f in set(mine["data"]) | set(expect["data"])
+                               if mine["data"].get(f) != expect["data"].get(f))
+                raise RuntimeError(f"this worker's {' and '.join(differ)} differ from the client's"
+                                   + (f" ({', '.join(files)})" if files else ""))
         warm = prep.warm(encoder=True)
         _DASK_PREPARED[key] = prep
     t = time.perf_counter()
@@ -593,7 +611,7 @@ def _dask_client(workers: int, scheduler: str | None):
     return Client(cluster), cluster
 
 
-def _run_dask(run_dir: Path, spec: RunSpec, todo, dask, finished) -> int:
+def _run_dask(run_dir: Path, spec: RunSpec, todo, dask, finished, expect: dict | None = None) -> int:
     """Chunks on a dask cluster (``dask``: a client and its LocalCluster or None, which are closed here);
     this process writes each chunk as it arrives. Returns the number of worker threads."""
     client, cluster = dask
@@ -610,7 +628,7 @@ def _run_dask(run_dir: Path, spec: RunSpec, todo, dask, finished) -> int:
             idx, start, count = queue.pop()
             # pure=False: a chunk is computed once per submission (the scheduler never reuses another
             # client's result under the same key); retries: a lost worker's chunk is recomputed elsewhere
-            f = client.submit(_dask_chunk, spec_dict, start, count, pure=False, retries=2,
+            f = client.submit(_dask_chunk, spec_dict, start, count, expect, pure=False, retries=2,
                               key=f"balance-chunk-{idx:05d}-{os.getpid()}-{time.time_ns()}")
             futures[idx] = f
             running.add(f)

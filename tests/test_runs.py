@@ -173,6 +173,25 @@ def test_a_worker_without_the_code_fails_in_one_line(tmp_path, monkeypatch, dask
     assert not list(d.rglob("*.tmp"))
 
 
+def test_a_worker_with_other_data_or_kernels_refuses_to_compute(monkeypatch):
+    """The task body (as a worker runs it): the client's data hashes, game version and kernel fingerprint
+    must match the worker's, else no records come back."""
+    from dataclasses import asdict
+
+    prep = Prepared(RunSpec(game="colosseum", games=1).normalised())
+    expect = runs._identity(prep)
+    monkeypatch.setattr(runs, "_DASK_PREPARED", {})
+    data, rows, _, _ = runs._dask_chunk(asdict(prep.spec), 0, 5, expect)
+    assert rows == 5 and data[:4] == b"PAR1"
+    for field, change in (("data", lambda e: e["data"].update({"rules.toml": "0" * 64})),
+                          ("kernels", lambda e: e.update(kernels="0" * 64))):
+        other = json.loads(json.dumps(expect))
+        change(other)
+        monkeypatch.setattr(runs, "_DASK_PREPARED", {})
+        with pytest.raises(RuntimeError, match=f"this worker's {field} differ"):
+            runs._dask_chunk(asdict(prep.spec), 0, 5, other)
+
+
 def test_dask_local_cluster_through_the_cli(capsys, tmp_path):
     """--executor dask without --scheduler starts (and stops) its own LocalCluster of --workers processes."""
     pytest.importorskip("distributed")
