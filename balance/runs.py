@@ -315,7 +315,7 @@ class _folder_guard:
 _WORKER: dict = {}
 
 
-def _die_with_parent() -> None:
+def _die_with_parent(parent: int) -> None:
     """Linux: have the kernel SIGKILL this worker when its parent dies (even by SIGKILL), so that no
     orphan keeps computing chunks that a resumed run computes again."""
     if sys.platform != "linux":
@@ -325,15 +325,15 @@ def _die_with_parent() -> None:
 
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-        if os.getppid() == 1:  # the parent died before prctl took effect
+        if os.getppid() != parent:  # the parent died before prctl took effect (compared by pid: it may be 1)
             os._exit(1)
     except (OSError, AttributeError):
         pass
 
 
-def _worker_init(spec_dict: dict) -> None:
+def _worker_init(spec_dict: dict, parent: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides; finished chunks are already safe
-    _die_with_parent()
+    _die_with_parent(parent)
     prep = _WORKER.get("prep")
     if prep is not None and asdict(prep.spec) == spec_dict:
         # forked from a parent that already compiled/loaded the kernels: nothing to load again
@@ -518,7 +518,7 @@ def _run_pool(run_dir: Path, spec: RunSpec, prep: Prepared, todo, workers: int, 
         prep.warm(encoder=True)
         _WORKER["prep"] = prep
     ex = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_worker_init,
-                             initargs=(asdict(spec),))
+                             initargs=(asdict(spec), os.getpid()))
     try:
         pending = set()
         queue = list(reversed(todo))
