@@ -365,6 +365,28 @@ def _worker_counts(text: str) -> list[int]:
     return counts
 
 
+def _spin(seconds: float, out) -> None:
+    """Busy-loop for ``seconds`` of wall time, then report the CPU seconds this process got."""
+    t = time.perf_counter()
+    while time.perf_counter() - t < seconds:
+        sum(range(10_000))
+    out.put(time.process_time())
+
+
+def _free_cores(n: int, seconds: float = 1.0) -> float:
+    """Cores that ``n`` busy processes get right now (a shared machine lends fewer than it has)."""
+    import multiprocessing as mp
+
+    q = mp.get_context("spawn").Queue()
+    procs = [mp.get_context("spawn").Process(target=_spin, args=(seconds, q)) for _ in range(n)]
+    for p in procs:
+        p.start()
+    got = [q.get(timeout=60 + seconds) for _ in procs]
+    for p in procs:
+        p.join()
+    return sum(got) / seconds
+
+
 def _bench_scaling(game, name, counts, n_games, options):
     """Lines of a scaling measurement: one run per worker count into a temp folder, the same games each."""
     import tempfile
@@ -383,7 +405,9 @@ def _bench_scaling(game, name, counts, n_games, options):
         n_games = int(n / dt * 4.0 * max(counts))
     # 16 chunks per worker: the last chunk's wait (the tail) costs at most ~1/16 of the run
     chunk = max(1, n_games // (16 * max(counts)))
-    lines, base, base_cpu = [f"{name + ' vs ' + name}: {n_games:,} games, chunks of {chunk:,}"], None, None
+    free = _free_cores(max(counts))
+    lines, base, base_cpu = [f"{name + ' vs ' + name}: {n_games:,} games, chunks of {chunk:,}; {max(counts)} busy "
+                             f"processes got {free:.2f} cores in a 1 s sample (other busy jobs cap the wall ratio)"], None, None
     for w in counts:
         with tempfile.TemporaryDirectory(prefix="balance-bench-") as tmp:
             spec = RunSpec(game=game, games=n_games, strategies=[name, name], chunk_size=chunk, options=options)
