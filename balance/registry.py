@@ -24,7 +24,8 @@ _STRATEGIES: dict[str, dict[str, "Strategy"]] = {}
 # for the larger games, and a report or a run needs only one game.
 _BUILTIN_PACKAGES = {"colosseum": "colosseum", "rose_duel": "rose_duel", "blade_rondo": "blade_rondo",
                      "blade_rondo_maria": "blade_rondo", "blade_rondo_campaign": "blade_rondo"}
-_loaded_packages: set[str] = set()
+_loaded_games: set[str] = set()  # simulators.<pkg> imported
+_loaded_packages: set[str] = set()  # strategies.<pkg> imported too
 _entry_points_loaded = False
 
 
@@ -82,10 +83,13 @@ def register_strategy(game: str, name: str, fn: Callable, description: str, para
     return st
 
 
-def _load_package(pkg: str) -> None:
-    if pkg not in _loaded_packages:
-        _loaded_packages.add(pkg)
+def _load_package(pkg: str, strategies: bool = True) -> None:
+    """Import a built-in game package, and (``strategies``) its strategies: a report needs the game only."""
+    if pkg not in _loaded_games:
+        _loaded_games.add(pkg)
         importlib.import_module(f"simulators.{pkg}")
+    if strategies and pkg not in _loaded_packages:
+        _loaded_packages.add(pkg)
         importlib.import_module(f"strategies.{pkg}")
 
 
@@ -108,14 +112,15 @@ def _load_builtins() -> None:
     _load_entry_points()
 
 
-def _load_for(game: str) -> None:
+def _load_for(game: str, strategies: bool = True) -> None:
     """What a lookup of ``game`` needs: its own package when it is built in (everything otherwise)."""
     pkg = _BUILTIN_PACKAGES.get(game)
     if pkg is None:  # a plugin's game, or a typo: the error lists every game
         _load_builtins()
         return
-    _load_package(pkg)
-    _load_entry_points()
+    _load_package(pkg, strategies)
+    if strategies:
+        _load_entry_points()
 
 
 def load_plugin(module: str) -> None:
@@ -133,7 +138,7 @@ def available_games() -> list[str]:
 
 
 def get_game(name: str) -> GameSpec:
-    _load_for(name)
+    _load_for(name, strategies=False)
     if name not in _GAMES:
         raise BalanceError(f"unknown game {name!r}; available: {', '.join(sorted(_GAMES))}")
     return _GAMES[name]

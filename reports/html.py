@@ -28,7 +28,8 @@ _LOADED_SCRIPT = ("<script>window.addEventListener('load',function(){var i=Array
 
 def fig_png(fig) -> bytes:
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110)
+    # the fastest zlib level: drawing dominates, and level 6 costs ~20% more time for ~10% smaller files
+    fig.savefig(buf, format="png", dpi=110, pil_kwargs={"compress_level": 1})
     return buf.getvalue()
 
 
