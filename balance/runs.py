@@ -450,7 +450,23 @@ def run(run_dir: Path, spec: RunSpec | None = None, resume: bool = False, worker
     if workers < 1:
         raise BalanceError(f"--workers must be >= 1, got {workers}")
     run_dir = Path(run_dir)
+    created = not run_dir.exists()
     run_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        return _run_locked(run_dir, spec, resume, workers, progress, log, executor, scheduler)
+    except BaseException:
+        if created:  # a run refused before its first chunk (bad spec, unknown name) leaves no empty folder
+            for d in (run_dir / "records", run_dir):
+                try:
+                    d.rmdir()  # only when empty: nothing computed is ever removed
+                except FileNotFoundError:
+                    continue
+                except OSError:
+                    break
+        raise
+
+
+def _run_locked(run_dir: Path, spec, resume, workers, progress, log, executor, scheduler) -> dict:
     with _Lock(run_dir, log):
         spec, man, prep = open_or_create(run_dir, spec, resume)
         (run_dir / "records").mkdir(exist_ok=True)

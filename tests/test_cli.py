@@ -517,3 +517,11 @@ def test_plugin_strategy_runs_reports_and_replays(tmp_path):
 def test_help_does_not_fail():
     p = subprocess.run([str(BALANCE_EXE), "--help"], capture_output=True, text=True, env=dict(os.environ))
     assert p.returncode == 0 and "simulate" in p.stdout and "report" in p.stdout
+
+
+def test_refused_run_leaves_no_folder(capsys, tmp_path):
+    """A run refused before its first chunk (an unknown strategy) leaves no empty run folder behind."""
+    d = tmp_path / "new" / "run"
+    code, _, err = cli(capsys, "simulate", "colosseum", "--games", 10, "--strategy", "nosuch", "--out", d)
+    assert_one_line_error(code, err, "unknown strategy 'nosuch'")
+    assert not d.exists()
