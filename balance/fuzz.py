@@ -188,6 +188,9 @@ def _checked(game: str):
     if game == "rose_duel":
         from simulators.rose_duel import checked_nb
         return checked_nb
+    if game == "blade_rondo":
+        from simulators.blade_rondo import checked_nb
+        return checked_nb
     return None
 
 
