@@ -9,7 +9,7 @@ default kernels' records for the same games.
 import numpy as np
 from numba import njit, types
 
-from simulators.common.memory_nb import as_machine_nb, unmanaged_nb, unmanaged_view_nb
+from simulators.common.memory_nb import as_machine_nb, unmanaged_view_nb
 from simulators.common.rng_nb import popcount_nb, rand_below_nb, seed_nb
 from simulators.rose_duel.enums import (
     CA_COPIES, CA_WIDTH, CARDS_AT, DECK, DECK_CAP, DISC, END_TIMEOUT, EV_CAP, EV_COPIES, EV_WIDTH, EVD, EVENTS_AT,
@@ -18,6 +18,7 @@ from simulators.rose_duel.enums import (
     S_DONE, S_END, S_EVD_N, S_EVX_N, S_IN_DUEL, S_N_ACTIVE, S_N_PLAYERS, S_POOL, S_TURN, S_VICTOR, S_WINNER, SEAT0,
     SEAT_W,
 )
+from simulators.rose_duel.call_nb import install_nb
 from simulators.rose_duel.rules_nb import PARAMS_T, STRATS_T, next_active_nb, setup_nb, turn_nb
 
 VIOLATIONS = (
@@ -106,9 +107,9 @@ CHECKED_SIG = types.void(
 
 def _checked_chunk(machine, start, count, key, n_players, fixed, strats, params, out):
     """Games under checks; ``out[i]`` = (violation code, turn, winner, end reason, turns)."""
+    install_nb(machine, strats, params)
     v = unmanaged_view_nb(machine)
     m = as_machine_nb(machine)
-    params = unmanaged_nb(params)
     for i in range(count):
         seed_nb(m, M_RNG, key, start + i)
         n = n_players if n_players > 0 else 2 + rand_below_nb(m, M_RNG, MAX_SEATS - 1)  # setup "mixed"
@@ -121,7 +122,7 @@ def _checked_chunk(machine, start, count, key, n_players, fixed, strats, params,
                 m[S_END] = END_TIMEOUT
                 m[S_WINNER] = -1
                 break
-            turn_nb(m, v, strats, params)
+            turn_nb(m)
             m[S_TURN] += 1
             if not m[S_DONE]:
                 m[S_CUR] = next_active_nb(m, m[S_CUR])

@@ -5,7 +5,8 @@ the opcodes of the effect vocabulary. ``game.py`` turns data strings into these 
 
 The machine (one int64 array per runner; kernels take a raw ``int64*`` of it):
 
-    [config 0..15 | state STATE0..STATE_END | tables RULES_AT.. | program rows PROG_AT.. | trace rows]
+    [config 0..15 | state STATE0..STATE_END | call block CALL_AT.. | tables RULES_AT.. | program rows PROG_AT..
+     | trace rows]
 """
 import numpy as np
 
@@ -167,8 +168,18 @@ AKIO_HAND = EVX + EV_CAP  # HAND_MAX: Akio's duelling cards for the Revolution
 FIRST_USED = AKIO_HAND + HAND_MAX + 2
 STATE_END = FIRST_USED + MAX_KINDS
 
+# --- the call block (call_nb.install_nb, written by each entry point): per seat the address of its strategy's
+# compiled entry and of its params row, the params row width and the machine's length (strategies get the machine
+# and their params from these, so kernels pass the machine alone)
+CALL_AT = STATE_END
+C_FN = CALL_AT  # MAX_SEATS
+C_PAR = C_FN + MAX_SEATS  # MAX_SEATS
+C_PAR_W = C_PAR + MAX_SEATS
+C_M_N = C_PAR_W + 1
+CALL_END = C_M_N + 1
+
 # --- tables
-RULES_AT = STATE_END
+RULES_AT = CALL_END
 DUELISTS_AT = RULES_AT + R_WIDTH
 AKIO_AT = DUELISTS_AT + MAX_DUELISTS * DU_WIDTH  # one duelist row
 CARDS_AT = AKIO_AT + DU_WIDTH

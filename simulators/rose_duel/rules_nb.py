@@ -1,7 +1,8 @@
 """Rose-duel rule kernels: setup, a turn, a duel, the Duel of Revolution and the game loop.
 
-Every kernel works on the machine ``m`` (``enums.py``), a raw ``int64*``; strategies get
-the same machine as an array (``v``). A turn follows the rulebook (readings: RULINGS.md):
+Every kernel works on the machine ``m`` (``enums.py``), a raw ``int64*``, and takes nothing
+else: strategies are called through the addresses the entry points install in the machine
+(``call_nb``) and get the same machine as an array. A turn follows the rulebook (readings: RULINGS.md):
 
 1. roll a die: 1 a private event (the roller may react, then the others in turn order),
    the highest face a public event (everyone in turn order from the roller; the first
@@ -20,9 +21,10 @@ from numba.types import void
 from numba.types import float64 as f8
 from numba.types import int64 as i8
 
-from simulators.common.memory_nb import MACHINE_PTR, as_machine_nb, unmanaged_nb, unmanaged_view_nb
+from simulators.common.memory_nb import MACHINE_PTR, as_machine_nb
 from simulators.common.rng_nb import popcount_nb, rand_below_nb, rand_bit_nb, seed_nb
 from simulators.common.strategy import STRATEGY_T
+from simulators.rose_duel.call_nb import call_strategy_nb, install_nb
 from simulators.rose_duel.enums import (
     SCR_DICE_AT, SCR_DICE_N, SCR_DICE_POS, SCR_ERR, SCR_ON, R_UNOWNED_GOALS, UNOWNED_VICTOR,
     R_FORBID_KINDS, R_FORBID_SEATS, FIRST_BITS, FIRST_COLUMNS, FIRST_PER_COLUMN, FIRST_TURN_CAP, FIRST_USED,
@@ -219,13 +221,13 @@ def house_choice_nb(m, phase, mask):
     return PASS_BIT
 
 
-@njit(i8(MP, i8[::1], i8, i8, i8, STRATS_T, PARAMS_T), cache=True)
-def ask_nb(m, v, seat, phase, mask, strats, params):
+@njit(i8(MP, i8, i8, i8), cache=True)
+def ask_nb(m, seat, phase, mask):
     """The seat's choice for a decision: its strategy (the house: ``house_choice_nb``). An
     illegal answer ends the game (END_ILLEGAL) and the lowest legal option stands in."""
     if seat >= HOUSE or seat < 0:
         return house_choice_nb(m, phase, mask)
-    c = strats[seat](phase, v, seat, mask, params[seat])
+    c = call_strategy_nb(m, seat, phase, mask)
     if c < 0 or c > 62 or (mask >> c) & 1 == 0:
         illegal_nb(m, seat, phase, c)
         low = mask & -mask
@@ -554,18 +556,18 @@ def duel_card_mask_nb(m, seat, spectator):
     return hand_mask_nb(m, seat, kinds)
 
 
-@njit(void(MP, i8[::1], i8, i8, STRATS_T, PARAMS_T), cache=True)
-def play_duel_card_nb(m, v, side, spectator_seat, strats, params):
+@njit(void(MP, i8, i8), cache=True)
+def play_duel_card_nb(m, side, spectator_seat):
     """One card from a duelist (``spectator_seat`` < 0) or a spectator (which side it helps: asked)."""
     if spectator_seat >= 0:
         p = spectator_seat
         mask = allow_nb(m, p, duel_card_mask_nb(m, p, True), sb(p) + O_HAND, m[sb(p) + O_HAND_N])
         if mask == 0:
             return
-        c = ask_nb(m, v, p, PH_DUEL_CARD, mask | (1 << PASS_BIT), strats, params)
+        c = ask_nb(m, p, PH_DUEL_CARD, mask | (1 << PASS_BIT))
         if c == PASS_BIT:
             return
-        side = ask_nb(m, v, p, PH_SIDE, 3, strats, params)
+        side = ask_nb(m, p, PH_SIDE, 3)
         k = take_from_hand_nb(m, p, c, 1)
     else:
         x = xb(side)
@@ -578,7 +580,7 @@ def play_duel_card_nb(m, v, side, spectator_seat, strats, params):
             mask = allow_nb(m, p, mask, AKIO_HAND, HAND_MAX)
             if mask == 0:
                 return
-            c = ask_nb(m, v, p, PH_DUEL_CARD, mask | (1 << PASS_BIT), strats, params)
+            c = ask_nb(m, p, PH_DUEL_CARD, mask | (1 << PASS_BIT))
             if c == PASS_BIT:
                 return
             k = m[AKIO_HAND + c]
@@ -589,7 +591,7 @@ def play_duel_card_nb(m, v, side, spectator_seat, strats, params):
             mask = allow_nb(m, p, hand_mask_nb(m, p, m[DUEL_MASK_AT]), sb(p) + O_HAND, m[sb(p) + O_HAND_N])
             if mask == 0:
                 return
-            c = ask_nb(m, v, p, PH_DUEL_CARD, mask | (1 << PASS_BIT), strats, params)
+            c = ask_nb(m, p, PH_DUEL_CARD, mask | (1 << PASS_BIT))
             if c == PASS_BIT:
                 return
             k = take_from_hand_nb(m, p, c, 1)
@@ -599,8 +601,8 @@ def play_duel_card_nb(m, v, side, spectator_seat, strats, params):
     run_duel_steps_nb(m, card_nb(m, k, CA_DUEL_EFF), card_nb(m, k, CA_DUEL_EFF_N), side, 1 - side)
 
 
-@njit(void(MP, i8[::1], i8, STRATS_T, PARAMS_T), cache=True)
-def prepare_nb(m, v, side, strats, params):
+@njit(void(MP, i8), cache=True)
+def prepare_nb(m, side):
     """Step 1: the focus allocation (thrust, parry, initiative) and the face-down hit location."""
     x = xb(side)
     p = m[x + X_SEAT]
@@ -613,7 +615,7 @@ def prepare_nb(m, v, side, strats, params):
         m[x + X_ALLOC + 1] = q
         m[x + X_ALLOC + 2] = min(m[fix + 2], f - t - q)
     else:
-        k = ask_nb(m, v, p, PH_FOCUS, m[SPLIT_MASK_AT + f], strats, params)
+        k = ask_nb(m, p, PH_FOCUS, m[SPLIT_MASK_AT + f])
         m[x + X_ALLOC] = m[SPLIT_AT + 2 * k]
         m[x + X_ALLOC + 1] = m[SPLIT_AT + 2 * k + 1]
         m[x + X_ALLOC + 2] = f - m[SPLIT_AT + 2 * k] - m[SPLIT_AT + 2 * k + 1]
@@ -623,7 +625,7 @@ def prepare_nb(m, v, side, strats, params):
     if fl >= 0 and (locs >> fl) & 1:
         m[x + X_LOC] = fl
     else:
-        m[x + X_LOC] = ask_nb(m, v, p, PH_LOCATION, locs, strats, params)
+        m[x + X_LOC] = ask_nb(m, p, PH_LOCATION, locs)
     emit_nb(m, p, EV_LOCATION, m[x + X_LOC], side, 0)
 
 
@@ -650,8 +652,8 @@ def end_by_collapse_nb(m, both):
         m[DUEL0 + D_WINNER_SIDE] = 1 if both == 1 else 0
 
 
-@njit(void(MP, i8[::1], STRATS_T, PARAMS_T), cache=True)
-def fight_nb(m, v, strats, params):
+@njit(void(MP), cache=True)
+def fight_nb(m):
     """The phases of a duel whose sides and spectators are loaded; sets D_RESULT and D_WINNER_SIDE."""
     d = DUEL0
     m[d + D_NEXT_ATT] = -1
@@ -669,15 +671,15 @@ def fight_nb(m, v, strats, params):
                 m[x + X_PMOD + st] = 0
             m[x + X_GUARD] = 0
         if not skip:
-            prepare_nb(m, v, 0, strats, params)
-            prepare_nb(m, v, 1, strats, params)
+            prepare_nb(m, 0)
+            prepare_nb(m, 1)
         if not m[d + D_NO_CARDS]:
-            play_duel_card_nb(m, v, 0, -1, strats, params)
-            play_duel_card_nb(m, v, 1, -1, strats, params)
+            play_duel_card_nb(m, 0, -1)
+            play_duel_card_nb(m, 1, -1)
             for sp in range(2):
                 q = m[d + D_SPEC0 + sp]
                 if q >= 0 and m[sb(q) + O_IN]:
-                    play_duel_card_nb(m, v, 0, q, strats, params)
+                    play_duel_card_nb(m, 0, q)
         if m[d + D_NEXT_ATT] >= 0:
             att = m[d + D_NEXT_ATT]
         else:
@@ -730,7 +732,7 @@ def fight_nb(m, v, strats, params):
                         if m[xd + X_ALLOC + bx] > 0:
                             boxes |= 1 << bx
                     if boxes:
-                        bx = ask_nb(m, v, m[xd + X_SEAT], PH_FOCUS_LOSS, boxes, strats, params)
+                        bx = ask_nb(m, m[xd + X_SEAT], PH_FOCUS_LOSS, boxes)
                         m[xd + X_ALLOC + bx] -= 1
                         m[xd + X_FOCUS] -= 1
                         emit_nb(m, m[xd + X_SEAT], EV_FOCUS_LOSS, bx, m[xd + X_FOCUS], 0)
@@ -791,8 +793,8 @@ def unload_side_nb(m, side):
         m[b + O_FOCUS] = m[b + O_MAXFO]
 
 
-@njit(void(MP, i8[::1], i8, i8, STRATS_T, PARAMS_T), cache=True)
-def transfer_nb(m, v, w, l, strats, params):
+@njit(void(MP, i8, i8), cache=True)
+def transfer_nb(m, w, l):
     """The winner ``w`` of a duel against ``l``: Nobility, then the loser's goal card (the winner's own
     back first, then the loser's own, then one of the others by the winner's choice, else the
     loser's penalty)."""
@@ -809,7 +811,7 @@ def transfer_nb(m, v, w, l, strats, params):
     elif held & theirs:
         g = theirs
     elif held:
-        g = 1 << ask_nb(m, v, w, PH_GOAL, held, strats, params)
+        g = 1 << ask_nb(m, w, PH_GOAL, held)
     if g:
         m[bl + O_GOALS] &= ~g
         m[bw + O_GOALS] |= g
@@ -818,8 +820,8 @@ def transfer_nb(m, v, w, l, strats, params):
         change_nobility_nb(m, l, -m[RULES_AT + R_LOSER_PENALTY])
 
 
-@njit(void(MP, i8[::1], i8, STRATS_T, PARAMS_T), cache=True)
-def challenge_nb(m, v, p, strats, params):
+@njit(void(MP, i8), cache=True)
+def challenge_nb(m, p):
     """Seat ``p`` challenges the Victor: spectators, the fight, then its consequences."""
     vi = m[S_VICTOR]
     d = DUEL0
@@ -843,12 +845,12 @@ def challenge_nb(m, v, p, strats, params):
             break
         if q == vi:
             continue
-        if ask_nb(m, v, q, PH_SPECTATE, 3, strats, params) == YES:
+        if ask_nb(m, q, PH_SPECTATE, 3) == YES:
             m[d + D_SPEC0 + n_spec] = q
             m[sb(q) + O_SPECT] += 1
             n_spec += 1
             emit_nb(m, q, EV_SPECTATE, 0, 0, 0)
-    fight_nb(m, v, strats, params)
+    fight_nb(m)
     m[S_IN_DUEL] = 0
     unload_side_nb(m, 0)
     unload_side_nb(m, 1)
@@ -862,7 +864,7 @@ def challenge_nb(m, v, p, strats, params):
     w = m[xb(ws) + X_SEAT]
     l = m[xb(1 - ws) + X_SEAT]
     m[sb(w) + O_DUEL_WINS] += 1
-    transfer_nb(m, v, w, l, strats, params)
+    transfer_nb(m, w, l)
     if ws == 0 and m[sb(p) + O_IN]:
         if l == HOUSE:
             rest = m[sb(HOUSE) + O_GOALS]
@@ -875,8 +877,8 @@ def challenge_nb(m, v, p, strats, params):
         set_victor_nb(m, p)
 
 
-@njit(void(MP, i8[::1], i8, STRATS_T, PARAMS_T), cache=True)
-def revolution_nb(m, v, p, strats, params):
+@njit(void(MP, i8), cache=True)
+def revolution_nb(m, p):
     """The Duel of Revolution of the Victor ``p`` against Akio (played by the best roll among the
     other players; the house when none is left). No spectators."""
     d = DUEL0
@@ -924,7 +926,7 @@ def revolution_nb(m, v, p, strats, params):
     load_side_nb(m, 0, p, 0, -1)
     load_side_nb(m, 1, -1, 1, akio)
     m[S_IN_DUEL] = 1
-    fight_nb(m, v, strats, params)
+    fight_nb(m)
     m[S_IN_DUEL] = 0
     unload_side_nb(m, 0)
     m[sb(p) + O_DUELS] += 1
@@ -963,8 +965,8 @@ def draw_event_nb(m):
     return e
 
 
-@njit(i8(MP, i8[::1], i8, i8, STRATS_T, PARAMS_T), cache=True)
-def offer_reaction_nb(m, v, q, e, strats, params):
+@njit(i8(MP, i8, i8), cache=True)
+def offer_reaction_nb(m, q, e):
     """Ask seat ``q`` to react to event ``e``; returns 1 when it reacted."""
     if not m[sb(q) + O_IN]:
         return 0
@@ -972,7 +974,7 @@ def offer_reaction_nb(m, v, q, e, strats, params):
                     m[sb(q) + O_HAND_N])
     if mask == 0:
         return 0
-    c = ask_nb(m, v, q, PH_REACT, mask | (1 << PASS_BIT), strats, params)
+    c = ask_nb(m, q, PH_REACT, mask | (1 << PASS_BIT))
     if c == PASS_BIT:
         return 0
     k = take_from_hand_nb(m, q, c, 0)  # the reaction leaves play
@@ -988,8 +990,8 @@ def offer_reaction_nb(m, v, q, e, strats, params):
     return 1
 
 
-@njit(void(MP, i8[::1], i8, i8, STRATS_T, PARAMS_T), cache=True)
-def event_nb(m, v, p, public, strats, params):
+@njit(void(MP, i8, i8), cache=True)
+def event_nb(m, p, public):
     e = draw_event_nb(m)
     if e < 0:
         return
@@ -1000,7 +1002,7 @@ def event_nb(m, v, p, public, strats, params):
     emit_nb(m, p, EV_EVENT, e, public, 0)
     done = 0
     if not public:
-        done = offer_reaction_nb(m, v, p, e, strats, params)
+        done = offer_reaction_nb(m, p, e)
         m[S_CTX_PUBLIC] = 1  # not answered: shown to the others
     q = p if public else next_active_nb(m, p)
     n = m[S_N_PLAYERS]
@@ -1008,7 +1010,7 @@ def event_nb(m, v, p, public, strats, params):
         if done or m[S_DONE]:
             break
         if q != p or public:
-            done = offer_reaction_nb(m, v, q, e, strats, params)
+            done = offer_reaction_nb(m, q, e)
         q = next_active_nb(m, q)
         if q == p:
             break
@@ -1019,8 +1021,8 @@ def event_nb(m, v, p, public, strats, params):
     m[S_CTX_EVENT] = -1
 
 
-@njit(void(MP, i8[::1], i8, STRATS_T, PARAMS_T), cache=True)
-def action_nb(m, v, p, strats, params):
+@njit(void(MP, i8), cache=True)
+def action_nb(m, p):
     if m[S_N_ACTIVE] < 2:
         return
     b = sb(p)
@@ -1032,7 +1034,7 @@ def action_nb(m, v, p, strats, params):
     mask = allow_nb(m, p, mask, b + O_HAND, m[b + O_HAND_N])
     if mask == 0:
         return
-    c = ask_nb(m, v, p, PH_ACTION, mask | (1 << PASS_BIT), strats, params)
+    c = ask_nb(m, p, PH_ACTION, mask | (1 << PASS_BIT))
     if c == PASS_BIT:
         return
     k = m[b + O_HAND + c]
@@ -1041,7 +1043,7 @@ def action_nb(m, v, p, strats, params):
     for q in range(m[S_N_PLAYERS]):
         if q != p and m[sb(q) + O_IN]:
             targets |= 1 << q
-    t = ask_nb(m, v, p, PH_TARGET, targets, strats, params)
+    t = ask_nb(m, p, PH_TARGET, targets)
     take_from_hand_nb(m, p, c, 1)
     note_used_nb(m, p, k)
     m[S_ACTIONS] += 1
@@ -1055,7 +1057,7 @@ def action_nb(m, v, p, strats, params):
     cmask = allow_nb(m, t, cmask, bt + O_HAND, m[bt + O_HAND_N])
     if cmask:
         m[S_CTX_SEAT] = p
-        c2 = ask_nb(m, v, t, PH_CANCEL, cmask | (1 << PASS_BIT), strats, params)
+        c2 = ask_nb(m, t, PH_CANCEL, cmask | (1 << PASS_BIT))
         if c2 != PASS_BIT:
             k2 = take_from_hand_nb(m, t, c2, 1)
             note_used_nb(m, t, k2)
@@ -1103,8 +1105,8 @@ def revolution_ready_nb(m, p):
     return 1 if popcount_nb(m[sb(p) + O_GOALS]) >= n + m[RULES_AT + R_REV_OFFSET] else 0
 
 
-@njit(void(MP, i8[::1], STRATS_T, PARAMS_T), cache=True)
-def turn_nb(m, v, strats, params):
+@njit(void(MP), cache=True)
+def turn_nb(m):
     p = m[S_CUR]
     b = sb(p)
     m[S_INVOLVED] = 0
@@ -1112,30 +1114,30 @@ def turn_nb(m, v, strats, params):
     r = roll_nb(m)
     emit_nb(m, p, EV_ROLL, r, 0, 0)
     if r == 1:
-        event_nb(m, v, p, 0, strats, params)
+        event_nb(m, p, 0)
     elif r == m[RULES_AT + R_DIE]:
-        event_nb(m, v, p, 1, strats, params)
+        event_nb(m, p, 1)
     else:
-        action_nb(m, v, p, strats, params)
+        action_nb(m, p)
     if m[S_DONE]:
         return
     if m[b + O_IN]:
         vi = m[S_VICTOR]
         if vi == p:
-            if revolution_ready_nb(m, p) and ask_nb(m, v, p, PH_REVOLUTION, 3, strats, params) == YES:
-                revolution_nb(m, v, p, strats, params)
+            if revolution_ready_nb(m, p) and ask_nb(m, p, PH_REVOLUTION, 3) == YES:
+                revolution_nb(m, p)
                 if m[S_DONE]:
                     return
         elif vi >= 0 and m[b + O_NO_CHALLENGE] == 0 and m[S_TURN] >= m[S_VICTOR_REST]:
-            if ask_nb(m, v, p, PH_CHALLENGE, 3, strats, params) == YES:
-                challenge_nb(m, v, p, strats, params)
+            if ask_nb(m, p, PH_CHALLENGE, 3) == YES:
+                challenge_nb(m, p)
         if m[b + O_NO_CHALLENGE] > 0:
             m[b + O_NO_CHALLENGE] -= 1
     if m[S_DONE]:
         return
     status_update_nb(m, p)
     if m[b + O_IN] and m[b + O_HAND_N] < m[RULES_AT + R_HAND_LIMIT] and deck_left_nb(m) > 0:
-        if ask_nb(m, v, p, PH_DRAW, 3, strats, params) == YES:
+        if ask_nb(m, p, PH_DRAW, 3) == YES:
             k = draw_card_nb(m, p)
             emit_nb(m, p, EV_DRAW, k, 0, 0)
 
@@ -1283,8 +1285,8 @@ def setup_nb(m, n_players, fixed):
     emit_nb(m, first, EV_FIRST, 0, 0, 0)
 
 
-@njit(void(MP, i8[::1], STRATS_T, PARAMS_T), cache=True)
-def play_game_nb(m, v, strats, params):
+@njit(void(MP), cache=True)
+def play_game_nb(m):
     cap = m[RULES_AT + R_MAX_TURNS]
     while not m[S_DONE]:
         if m[S_TURN] >= cap:
@@ -1293,7 +1295,7 @@ def play_game_nb(m, v, strats, params):
             m[S_WINNER] = -1
             emit_nb(m, -1, EV_GAME_END, END_TIMEOUT, 0, 0)
             break
-        turn_nb(m, v, strats, params)
+        turn_nb(m)
         m[S_TURN] += 1
         if not m[S_DONE]:
             m[S_CUR] = next_active_nb(m, m[S_CUR])
@@ -1348,15 +1350,14 @@ def write_row_nb(out, i, g, m, sids):
 def _simulate_chunk(machine, start, count, key, n_players, fixed, strats, params, sids, out):
     """Play games ``start .. start+count-1`` into ``out`` (int64 rows); game ``g`` is seeded from
     ``(key, g)`` alone, so any chunking gives the same rows."""
-    v = unmanaged_view_nb(machine)
+    install_nb(machine, strats, params)
     m = as_machine_nb(machine)
-    params = unmanaged_nb(params)
     for i in range(count):
         g = start + i
         seed_nb(m, M_RNG, key, g)
         n = n_players if n_players > 0 else 2 + rand_below_nb(m, M_RNG, MAX_SEATS - 1)  # setup "mixed"
         setup_nb(m, n, fixed)
-        play_game_nb(m, v, strats, params)
+        play_game_nb(m)
         write_row_nb(out, i, g, m, sids)
 
 
@@ -1379,8 +1380,9 @@ def setup_game_nb(machine, n_players, fixed):
 @njit(cache=True)
 def turn_step_nb(machine, strats, params):
     """One turn of the current player, then the turn counter and the next player (scenarios)."""
+    install_nb(machine, strats, params)
     m = as_machine_nb(machine)
-    turn_nb(m, unmanaged_view_nb(machine), strats, unmanaged_nb(params))
+    turn_nb(m)
     m[S_TURN] += 1
     if not m[S_DONE]:
         m[S_CUR] = next_active_nb(m, m[S_CUR])
@@ -1391,9 +1393,8 @@ def duel_batch_nb(machine, key, n, d0, d1, mods, strats, params, out):
     """``n`` duels of duelist ``d0`` (challenger, seat 0) against ``d1`` (Victor, seat 1) from fresh
     cards; ``mods[side, stat]`` lasting modifiers; the duel block's fixed focus/location (set by the
     caller in ``machine``) are kept. ``out[i]`` = (winner side, result, phases, first attack outcome)."""
+    install_nb(machine, strats, params)
     m = as_machine_nb(machine)
-    v = unmanaged_view_nb(machine)  # no reference counting in the strategies' calls (see memory_nb)
-    params = unmanaged_nb(params)
     fix = machine[DUEL0 + D_FIX:DUEL0 + D_FIX + 16].copy()
     for i in range(n):
         seed_nb(m, M_RNG, key, i)
@@ -1441,7 +1442,7 @@ def duel_batch_nb(machine, key, n, d0, d1, mods, strats, params, out):
         load_side_nb(m, 0, 0, 0, -1)
         load_side_nb(m, 1, 1, 0, -1)
         m[S_IN_DUEL] = 1
-        fight_nb(m, v, strats, params)
+        fight_nb(m)
         m[S_IN_DUEL] = 0
         out[i, 0] = m[DUEL0 + D_WINNER_SIDE]
         out[i, 1] = m[DUEL0 + D_RESULT]

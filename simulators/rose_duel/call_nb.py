@@ -1,0 +1,98 @@
+"""Strategy calls from the machine alone: the seats' strategies are installed as addresses in the machine.
+
+The rose-duel kernels used to pass the strategies (a tuple of six first-class functions), their params
+(a 2-D array) and the machine as an array through every non-inlined call: ~40 argument words and four
+reference-count calls a call, on ~1,000 decisions a game. Instead ``install_nb`` writes, per seat, the
+address of the strategy's compiled function (its Numba-ABI entry, the one Numba itself calls for a
+first-class function) and of the seat's params row into the machine's call block (``enums.CALL_AT``), and
+``call_strategy_nb`` calls that address with the arrays rebuilt from the machine: the strategy gets the
+same ``(phase, m, seat, mask, params)`` as before (``m`` an unmanaged view of the whole machine, ``params``
+the seat's row), so every strategy, built-in or plugged in, sees and decides exactly what it did.
+
+The addresses are valid while the strategies' dispatchers and the params array live: each entry point
+installs them at its start from the arguments it was given (so the caller holds them for the call).
+"""
+from llvmlite import ir
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
+
+from simulators.common.memory_nb import MACHINE_PTR
+from simulators.common.strategy import STRATEGY_SIG
+from simulators.rose_duel.enums import C_FN, C_M_N, C_PAR, C_PAR_W, MAX_SEATS
+
+_I8_ARR = types.int64[::1]
+_F8_ARR = types.float64[::1]
+
+
+_STRATEGY_FT = types.FunctionType(STRATEGY_SIG)
+
+
+@intrinsic
+def jit_address_nb(typingctx, fn):
+    """The address of a strategy's Numba-ABI entry: ``fn`` a first-class function, or a dispatcher (an entry
+    point compiled lazily sees the strategies as such), compiled for ``STRATEGY_SIG`` (0 when it has no such
+    entry, e.g. a ``cfunc``)."""
+    if not isinstance(fn, (types.FunctionType, types.Dispatcher)):
+        return None
+
+    def codegen(context, builder, sig, args):
+        fty = sig.args[0]
+        val = args[0]
+        if isinstance(fty, types.Dispatcher):
+            val = context.cast(builder, val, fty, _STRATEGY_FT)
+            fty = _STRATEGY_FT
+        st = cgutils.create_struct_proxy(fty)(context, builder, value=val)
+        return builder.ptrtoint(st.jit_addr, ir.IntType(64))
+
+    return types.int64(fn), codegen
+
+
+@intrinsic
+def _call_nb(typingctx, addr, phase, mptr, m_n, seat, mask, par, par_n):
+    """Call the strategy at ``addr`` (a Numba-ABI ``STRATEGY_SIG`` function) with the machine ``mptr``
+    (``m_n`` words) as its ``int64[::1]`` and ``par_n`` float64 words at address ``par`` as its params."""
+    sig = types.int64(types.int64, types.int64, MACHINE_PTR, types.int64, types.int64, types.int64, types.int64,
+                      types.int64)
+
+    def codegen(context, builder, sig, args):
+        addr, phase, mptr, m_n, seat, mask, par, par_n = args
+        m_arr = context.make_array(_I8_ARR)(context, builder)
+        context.populate_array(m_arr, data=mptr, shape=[m_n], strides=[context.get_constant(types.intp, 8)],
+                               itemsize=context.get_constant(types.intp, 8), meminfo=None)
+        p_arr = context.make_array(_F8_ARR)(context, builder)
+        pptr = builder.inttoptr(par, context.get_value_type(types.CPointer(types.float64)))
+        context.populate_array(p_arr, data=pptr, shape=[par_n], strides=[context.get_constant(types.intp, 8)],
+                               itemsize=context.get_constant(types.intp, 8), meminfo=None)
+        fnty = context.call_conv.get_function_type(STRATEGY_SIG.return_type, STRATEGY_SIG.args)
+        fptr = builder.inttoptr(addr, fnty.as_pointer())
+        status, res = context.call_conv.call_function(builder, fptr, STRATEGY_SIG.return_type, STRATEGY_SIG.args,
+                                                      [phase, m_arr._getvalue(), seat, mask, p_arr._getvalue()])
+        with cgutils.if_unlikely(builder, status.is_error):
+            context.call_conv.return_status_propagate(builder, status)
+        return res
+
+    return sig, codegen
+
+
+@njit(cache=True, inline='always')
+def call_strategy_nb(m, seat, phase, mask):
+    """Seat ``seat``'s (0..5) strategy's choice, from the addresses ``install_nb`` put in the machine."""
+    return _call_nb(m[C_FN + seat], phase, m, m[C_M_N], seat, mask, m[C_PAR + seat], m[C_PAR_W])
+
+
+@njit(cache=True)
+def install_nb(machine, strats, params):
+    """Write the strategies' addresses, the params rows' addresses and the machine's length into the
+    machine's call block. ``params`` is the (6, P) C-contiguous float64 array of the seats' params."""
+    n = machine.size
+    machine[C_M_N] = n
+    w = params.shape[1]
+    machine[C_PAR_W] = w
+    base = params.ctypes.data
+    for s in range(MAX_SEATS):
+        a = jit_address_nb(strats[s])
+        if a == 0:
+            raise ValueError("a rose-duel strategy must be a numba @njit function (it has no compiled entry)")
+        machine[C_FN + s] = a
+        machine[C_PAR + s] = base + s * w * 8
