@@ -1082,19 +1082,21 @@ def status_update_nb(m, p):
             continue
         if rule == STATUS_TURN_PLAYER and q != p:
             continue
-        changed = 0
-        if m[b + O_STAMINA] < m[b + O_MAXST] or m[b + O_FOCUS] < m[b + O_MAXFO]:
-            m[b + O_STAMINA] = min(m[b + O_STAMINA] + 1, m[b + O_MAXST])
-            m[b + O_FOCUS] = min(m[b + O_FOCUS] + 1, m[b + O_MAXFO])
-            changed = 1
-        for st in range(N_STATS):
-            x = m[b + O_MOD + st]
-            if x != 0:
-                m[b + O_MOD + st] = x - 1 if x > 0 else x + 1
-                changed = 1
-        if m[b + O_UNARMED]:
-            m[b + O_UNARMED] = 0
-            changed = 1
+        # branch-free (the outcomes are random: branches here were mispredicted): the same updates as
+        # "if Stamina or Focus is below its maximum, both +1 up to it; each modifier one point towards 0"
+        st = m[b + O_STAMINA]
+        fo = m[b + O_FOCUS]
+        mst = m[b + O_MAXST]
+        mfo = m[b + O_MAXFO]
+        heal = (st < mst) | (fo < mfo)
+        m[b + O_STAMINA] = min(st + 1, mst) if heal else st
+        m[b + O_FOCUS] = min(fo + 1, mfo) if heal else fo
+        changed = heal | (m[b + O_UNARMED] != 0)
+        for j in range(N_STATS):
+            x = m[b + O_MOD + j]
+            m[b + O_MOD + j] = x - (x > 0) + (x < 0)
+            changed |= x != 0
+        m[b + O_UNARMED] = 0
         if changed:
             emit_nb(m, q, EV_STATUS, m[b + O_STAMINA], m[b + O_FOCUS], 0)
 

@@ -51,6 +51,12 @@ def _leader_nb(m, seat, mask):
 
 
 @njit(cache=True, inline='always')
+def _low_index_nb(mask):
+    """Index of the lowest set bit of a non-zero ``mask`` (one ``tzcnt``)."""
+    return popcount_nb((mask & -mask) - 1)
+
+
+@njit(cache=True, inline='always')
 def _my_side_nb(m, seat):
     for s in range(2):
         if m[DUEL0 + D_SIDE0 + s * SIDE_W + X_SEAT] == seat:
@@ -60,27 +66,34 @@ def _my_side_nb(m, seat):
 
 @njit(cache=True, inline='always')
 def _split_nb(m, mask, ft, fp):
-    """The focus split closest to the fractions ``ft`` (thrust) and ``fp`` (parry) of the focus."""
+    """The focus split closest to the fractions ``ft`` (thrust) and ``fp`` (parry) of the focus (the first
+    such split in index order; the loops visit only the set bits of ``mask``, in index order)."""
     total = 0
-    for k in range(55):
-        if (mask >> k) & 1:
-            s = m[SPLIT_AT + 2 * k] + m[SPLIT_AT + 2 * k + 1]
-            if s > total:
-                total = s
+    mm = mask
+    while mm:
+        k = _low_index_nb(mm)
+        mm &= mm - 1
+        s = m[SPLIT_AT + 2 * k] + m[SPLIT_AT + 2 * k + 1]
+        if s > total:
+            total = s
     best = -1
     bd = 1e9
-    for k in range(55):
-        if (mask >> k) & 1:
-            t = m[SPLIT_AT + 2 * k]
-            q = m[SPLIT_AT + 2 * k + 1]
-            dd = (t - ft * total) ** 2 + (q - fp * total) ** 2
-            if dd < bd - 1e-9:
-                bd = dd
-                best = k
+    at = ft * total
+    ap = fp * total
+    mm = mask
+    while mm:
+        k = _low_index_nb(mm)
+        mm &= mm - 1
+        t = m[SPLIT_AT + 2 * k]
+        q = m[SPLIT_AT + 2 * k + 1]
+        dd = (t - at) ** 2 + (q - ap) ** 2
+        if dd < bd - 1e-9:
+            bd = dd
+            best = k
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _heuristic(phase, m, seat, mask, params, akio_mode):
     # params: 0 challenge_margin, 1 challenge_stamina, 2 focus_thrust, 3 focus_parry, 4 aim_rose,
     # 5 aim_object, 6 card_use, 7 react, 8 action_use, 9 spectate, 10 revolution_margin, 11 akio_thrust
