@@ -113,6 +113,10 @@ BOTH_MOVES_SUM, BOTH_MOVES_CANCEL = 0, 1
 # so kernels in other files that inlined the old constant would load stale.
 M_TRACE_AT, M_TRACE_CAP, M_TRACE_N, M_TRACE_CUT = 0, 1, 2, 3  # trace offset, capacity (rows, 0 = off), used
 M_N_CHARS, M_N_ODS, M_N_PROG = 4, 5, 6
+# bit p set: seat p plays the built-in ``random`` strategy, so the game loop draws its choices inline
+# (``rand_bit_nb`` on the game's stream: the very draw ``random_nb`` makes) instead of calling it through
+# the strategy pointer; set per chunk by ``game.simulate_chunk`` (0 in any other machine: the pointer is called)
+M_INLINE_RANDOM = 7
 M_RNG = 8  # 4 slots: the game's xoshiro256** state
 M_DICE_LO, M_DICE_W = 12, 13  # condition tables' dice geometry: lowest pip, faces per die (0: no tables)
 # restricted play (balance/restrict.py; 0 = none): per seat a mask of what its strategy is never offered while

@@ -307,6 +307,15 @@ def trace_rows(m: np.ndarray) -> np.ndarray:
     return m[at:at + int(m[E.M_TRACE_N]) * E.TRACE_W].reshape(-1, E.TRACE_W)
 
 
+def _inline_random_bits(strategies) -> int:
+    """``E.M_INLINE_RANDOM``: bit p when seat p plays the built-in random strategy (drawn inline by the kernels)."""
+    import sys
+
+    builtin = sys.modules.get("strategies.colosseum.builtin")
+    rnd = getattr(builtin, "random_nb", None)
+    return sum(1 << p for p, s in enumerate(strategies) if rnd is not None and getattr(s, "fn", None) is rnd)
+
+
 def simulate_chunk(tables: Tables, settings: dict, start: int, count: int, key: np.ndarray, strategies, params,
                    machine: np.ndarray | None = None) -> np.ndarray:
     """Play games ``start .. start+count-1``; return their records (``record_dt``)."""
@@ -316,6 +325,7 @@ def simulate_chunk(tables: Tables, settings: dict, start: int, count: int, key: 
     setup = E.SETUP_NAMES.index(settings.get("setup", DEFAULT_SETUP))
     m = machine if machine is not None else new_machine(tables)
     fixed = np.append(fixed_picks(tables, settings), np.int64(bool(settings.get("swap_seats"))))  # [4]: seat swap
+    m[E.M_INLINE_RANDOM] = _inline_random_bits(strategies)
     simulate_chunk_nb()(
         m, np.int64(start), np.int64(count), key, np.int64(setup), fixed,
         strategies[0].fn, params[0], strategies[1].fn, params[1], np.int64(0), np.int64(1), out,

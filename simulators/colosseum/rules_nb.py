@@ -23,23 +23,23 @@ from numba.types import float64 as f8
 from numba.types import int64 as i8
 
 from simulators.colosseum.effects_nb import (
-    adjust_die_nb, card_kind_nb, card_nb, char_nb, cond_list_mask_nb, cond_list_nb, conds_nb, deal_damage_nb,
+    adjust_die_nb, card_kind_nb, card_nb, char_nb, conds_nb, cond_list_mask_nb, cond_list_nb, deal_damage_nb,
     dice_index_nb, effects_nb, emit_nb, od_nb,
 )
 from simulators.colosseum.enums import (
-    SLOT_BASE, SLOT_RANGE, SLOT_TAB_AT, SLOT_W, BEATS_BITS, BOTH_MOVES_CANCEL, C_DICE_BY, C_DICE_DIE, C_MOVE, C_TIDE,
-    C_TIDE_DIE, C_WIDTH, CARDS_AT, CH_AB_EFF, CH_AB_EFF_N, CH_AB_TRIGGER, CH_ADJ, CH_HP, CH_TA_COND, CH_TA_COND_N,
-    CH_TA_EFF, CH_TA_EFF_N, CH_TA_FREE_MOVE, CH_TA_LATE, CH_WIDTH, CHARS_AT, END_DOUBLE_KO, END_ILLEGAL, END_KO,
-    END_TIMEOUT, EV_ABILITY, EV_DIST, EV_DRAW, EV_HIT, EV_ILLEGAL, EV_KO, EV_MISS, EV_MOVE, EV_MOVE_NOTHING,
-    EV_OD_EXERT, EV_OD_FAIL, EV_OD_NULLIFIED, EV_OD_READY, EV_OD_SAME, EV_PLAY, EV_ROUND_END, EV_SETUP, EV_TA,
-    FIRST_BITS, FORBID_CHAR, FORBID_HAND, FORBID_OD, M_FORBID, S_FIRST_ROUNDS,
-    FULL_HAND, INT, M_N_CHARS, M_N_ODS, M_RNG, MOVE, N_DIST, N_STAGES, O_CHAR, O_DMG, O_HAND, O_HIST, O_HITS, O_HP,
-    O_LAST, O_MAXHP, O_OD, O_OD_COUNT, O_OD_FAILS, O_OD_REVEALED, O_PLAYED, O_SEALED, O_TA, O_TA_ROUNDS, O_USED, OD,
-    OD_COMMON, OD_COMMON_N, OD_PRIORITY, OD_SLOT, OD_STAGE_COND, OD_STAGE_EFF, OD_TAB_AT, PHASE_CHARACTER,
-    PHASE_OVERDRIVE, PHASE_PLAY, R_BOTH_MOVES, R_CARDS_RETURN, R_DIE_MAX, R_DIE_MIN, R_DIE_START, R_MAX_ROUNDS,
-    R_MOVE_HIT_VS_OD, R_START_DIST, R_TA_AT_START, RULES_AT, S_DICE, S_DIST, S_DONE, S_END, S_FIRST_PICK,
-    S_ILLEGAL_SEAT, S_ROUND, S_SEALED_DIST, S_WINNER, SEAT0, SEAT_W, SETUP_DRAFT, SETUP_FREE, SRC_ABILITY, SRC_DRAW,
-    SRC_HIT, SRC_OD, SRC_TA, STATE0, STATE_END, TA_TAB_AT, record_dt,
+    BEATS_BITS, BOTH_MOVES_CANCEL, CARDS_AT, CHARS_AT, CH_AB_EFF, CH_AB_EFF_N, CH_AB_TRIGGER, CH_ADJ, CH_HP, CH_TA_COND,
+    CH_TA_COND_N, CH_TA_EFF, CH_TA_EFF_N, CH_TA_FREE_MOVE, CH_TA_LATE, CH_WIDTH, C_DICE_BY, C_DICE_DIE, C_MOVE, C_TIDE,
+    C_TIDE_DIE, C_WIDTH, END_DOUBLE_KO, END_ILLEGAL, END_KO, END_TIMEOUT, EV_ABILITY, EV_DIST, EV_DRAW, EV_HIT,
+    EV_ILLEGAL, EV_KO, EV_MISS, EV_MOVE, EV_MOVE_NOTHING, EV_OD_EXERT, EV_OD_FAIL, EV_OD_NULLIFIED, EV_OD_READY,
+    EV_OD_SAME, EV_PLAY, EV_ROUND_END, EV_SETUP, EV_TA, FIRST_BITS, FORBID_CHAR, FORBID_HAND, FORBID_OD, FULL_HAND, INT,
+    KIND_AT, MOVE, M_DICE_LO, M_DICE_W, M_FORBID, M_INLINE_RANDOM, M_N_CHARS, M_N_ODS, M_RNG, M_TRACE_CAP, N_DIST,
+    N_STAGES, OD, OD_COMMON, OD_COMMON_N, OD_PRIORITY, OD_SLOT, OD_STAGE_COND, OD_STAGE_EFF, OD_TAB_AT, O_CHAR, O_DMG,
+    O_HAND, O_HIST, O_HITS, O_HP, O_LAST, O_MAXHP, O_OD, O_OD_COUNT, O_OD_FAILS, O_OD_REVEALED, O_PLAYED, O_SEALED,
+    O_TA, O_TA_ROUNDS, O_USED, PHASE_CHARACTER, PHASE_OVERDRIVE, PHASE_PLAY, record_dt, RULES_AT, R_BOTH_MOVES,
+    R_CARDS_RETURN, R_DIE_MAX, R_DIE_MIN, R_DIE_START, R_MAX_ROUNDS, R_MOVE_HIT_VS_OD, R_START_DIST, R_TA_AT_START,
+    SEAT0, SEAT_W, SETUP_DRAFT, SETUP_FREE, SLOT_BASE, SLOT_RANGE, SLOT_TAB_AT, SLOT_W, SRC_ABILITY, SRC_DRAW, SRC_HIT,
+    SRC_OD, SRC_TA, STATE0, STATE_END, S_DICE, S_DIST, S_DONE, S_END, S_FIRST_PICK, S_FIRST_ROUNDS, S_ILLEGAL_SEAT,
+    S_ROUND, S_SEALED_DIST, S_WINNER, TA_TAB_AT,
 )
 from simulators.common.memory_nb import MACHINE_PTR, as_machine_nb, unmanaged_nb, unmanaged_view_nb
 from simulators.common.rng_nb import rand_below_nb, rand_bit_nb, seed_nb
@@ -549,6 +549,15 @@ def allowed_nb(m, seat, field, mask):
 
 
 # ----------------------------------------------------------------------------- the game loop (takes strategies)
+@njit(i8(MP, i8[::1], STRATEGY_T, f8[::1], i8, i8, i8), cache=True, inline='always')
+def ask_nb(m, v, strat, params, phase, seat, mask):
+    """``strat(phase, v, seat, mask, params)``, or for the built-in random strategy (``M_INLINE_RANDOM``)
+    its draw made here: the same result from the same stream, without the call through the pointer."""
+    if (m[M_INLINE_RANDOM] >> seat) & 1:
+        return rand_bit_nb(m, M_RNG, mask)
+    return strat(phase, v, seat, mask, params)
+
+
 @njit(void(MP, i8[::1], i8, i8[::1], STRATEGY_T, f8[::1], STRATEGY_T, f8[::1]), cache=True)
 def setup_game_nb(m, v, setup, fixed, strat0, params0, strat1, params1):
     """Characters (no mirror), the starting position, then the hidden Overdrive choices.
@@ -568,11 +577,11 @@ def setup_game_nb(m, v, setup, fixed, strat0, params0, strat1, params1):
         deal0, deal1 = _deal_characters_nb(m, 3)
         if sw:
             deal0, deal1 = deal1, deal0
-            c1 = strat1(PHASE_CHARACTER, v, 1, allowed_nb(m, 1, FORBID_CHAR, deal1), params1)
-            c0 = strat0(PHASE_CHARACTER, v, 0, allowed_nb(m, 0, FORBID_CHAR, deal0), params0)
+            c1 = ask_nb(m, v, strat1, params1, PHASE_CHARACTER, 1, allowed_nb(m, 1, FORBID_CHAR, deal1))
+            c0 = ask_nb(m, v, strat0, params0, PHASE_CHARACTER, 0, allowed_nb(m, 0, FORBID_CHAR, deal0))
         else:
-            c0 = strat0(PHASE_CHARACTER, v, 0, allowed_nb(m, 0, FORBID_CHAR, deal0), params0)
-            c1 = strat1(PHASE_CHARACTER, v, 1, allowed_nb(m, 1, FORBID_CHAR, deal1), params1)
+            c0 = ask_nb(m, v, strat0, params0, PHASE_CHARACTER, 0, allowed_nb(m, 0, FORBID_CHAR, deal0))
+            c1 = ask_nb(m, v, strat1, params1, PHASE_CHARACTER, 1, allowed_nb(m, 1, FORBID_CHAR, deal1))
         if c0 < 0 or (deal0 >> c0) & 1 == 0:
             illegal_nb(m, 0, c0)
             return
@@ -592,10 +601,10 @@ def setup_game_nb(m, v, setup, fixed, strat0, params0, strat1, params1):
             other = c1 if p == 0 else c0
             mask = allowed_nb(m, p, FORBID_CHAR, pool & ~(1 << other) if other >= 0 else pool)
             if p == 0:
-                c0 = strat0(PHASE_CHARACTER, v, 0, mask, params0)
+                c0 = ask_nb(m, v, strat0, params0, PHASE_CHARACTER, 0, mask)
                 x = c0
             else:
-                c1 = strat1(PHASE_CHARACTER, v, 1, mask, params1)
+                c1 = ask_nb(m, v, strat1, params1, PHASE_CHARACTER, 1, mask)
                 x = c1
             if x < 0 or (mask >> x) & 1 == 0:
                 illegal_nb(m, p, x)
@@ -619,14 +628,14 @@ def setup_game_nb(m, v, setup, fixed, strat0, params0, strat1, params1):
     o0 = fixed[3] if sw else fixed[2]
     o1 = fixed[2] if sw else fixed[3]
     if sw and o1 < 0:
-        o1 = strat1(PHASE_OVERDRIVE, v, 1, allowed_nb(m, 1, FORBID_OD, all_od), params1)
+        o1 = ask_nb(m, v, strat1, params1, PHASE_OVERDRIVE, 1, allowed_nb(m, 1, FORBID_OD, all_od))
     if o0 < 0:
-        o0 = strat0(PHASE_OVERDRIVE, v, 0, allowed_nb(m, 0, FORBID_OD, all_od), params0)
+        o0 = ask_nb(m, v, strat0, params0, PHASE_OVERDRIVE, 0, allowed_nb(m, 0, FORBID_OD, all_od))
         if o0 < 0 or (all_od >> o0) & 1 == 0:
             illegal_nb(m, 0, o0)
             return
     if o1 < 0:
-        o1 = strat1(PHASE_OVERDRIVE, v, 1, allowed_nb(m, 1, FORBID_OD, all_od), params1)
+        o1 = ask_nb(m, v, strat1, params1, PHASE_OVERDRIVE, 1, allowed_nb(m, 1, FORBID_OD, all_od))
     if o1 < 0 or (all_od >> o1) & 1 == 0:
         illegal_nb(m, 1, o1)
         return
@@ -651,11 +660,11 @@ def play_game_nb(m, v, strat0, params0, strat1, params1, sw):
         a0 = allowed_nb(m, 0, FORBID_HAND, h0)
         a1 = allowed_nb(m, 1, FORBID_HAND, h1)
         if sw:
-            c1 = strat1(PHASE_PLAY, v, 1, a1, params1) if h1 else -1
-            c0 = strat0(PHASE_PLAY, v, 0, a0, params0) if h0 else -1
+            c1 = ask_nb(m, v, strat1, params1, PHASE_PLAY, 1, a1) if h1 else -1
+            c0 = ask_nb(m, v, strat0, params0, PHASE_PLAY, 0, a0) if h0 else -1
         else:
-            c0 = strat0(PHASE_PLAY, v, 0, a0, params0) if h0 else -1
-            c1 = strat1(PHASE_PLAY, v, 1, a1, params1) if h1 else -1
+            c0 = ask_nb(m, v, strat0, params0, PHASE_PLAY, 0, a0) if h0 else -1
+            c1 = ask_nb(m, v, strat1, params1, PHASE_PLAY, 1, a1) if h1 else -1
         if h0 and (c0 < 0 or (a0 >> c0) & 1 == 0):
             illegal_nb(m, 0, c0)
             break
@@ -663,6 +672,282 @@ def play_game_nb(m, v, strat0, params0, strat1, params1, sw):
             illegal_nb(m, 1, c1)
             break
         _resolve_round_nb(m, c0, c1)
+
+
+# ----------------------------------------------------------------------------- the fast round (untraced games)
+# ``_resolve_round_nb`` stores every change through the machine pointer at once, so the compiler reloads
+# state and table values after each store, and it calls out for Process 3, damage, dice and the trace.
+# ``_fast_round_nb`` is the same round for games without a trace: the state it changes lives in locals
+# from the first read to the end of the round (written back once), Process 1 and 3, damage and dice
+# influence are straight-line code on those locals, and the rare parts run the general kernels on the
+# machine: a round with an Overdrive played is ``_resolve_round_nb`` itself; ABILITY and TIDE AURA effects
+# (``effects_nb``) and conditions that are not tabled (``conds_nb``) see the locals written back first
+# and reload them afterwards. It leaves the machine exactly as ``_resolve_round_nb`` would (trace apart);
+# tests/simulators/test_colosseum_fast_round.py compares the two over many games and rule variants.
+@njit(cache=True, inline='always')
+def _flush_nb(m, dist, e0, e1, e2, hp0, hp1, dmg0, dmg1, ta0, ta1):
+    m[S_DIST] = dist
+    m[S_DICE] = e0
+    m[S_DICE + 1] = e1
+    m[S_DICE + 2] = e2
+    m[SEAT0 + O_HP] = hp0
+    m[SEAT0 + SEAT_W + O_HP] = hp1
+    m[SEAT0 + O_DMG] = dmg0
+    m[SEAT0 + SEAT_W + O_DMG] = dmg1
+    m[SEAT0 + O_TA] = ta0
+    m[SEAT0 + SEAT_W + O_TA] = ta1
+
+
+@njit(cache=True, inline='always')
+def _reload_nb(m):
+    return (m[S_DIST], m[S_DICE], m[S_DICE + 1], m[S_DICE + 2], m[SEAT0 + O_HP], m[SEAT0 + SEAT_W + O_HP],
+            m[SEAT0 + O_DMG], m[SEAT0 + SEAT_W + O_DMG], m[SEAT0 + O_TA], m[SEAT0 + SEAT_W + O_TA])
+
+
+@njit(cache=True, inline='always')
+def _ko_nb(m, hp0, hp1):
+    """``ko_check_nb``'s ending (no trace), for HP already known to have a 0."""
+    m[S_DONE] = 1
+    if hp0 <= 0 and hp1 <= 0:
+        m[S_WINNER] = -1
+        m[S_END] = END_DOUBLE_KO
+    else:
+        m[S_WINNER] = 0 if hp1 <= 0 else 1
+        m[S_END] = END_KO
+
+
+@njit(void(MP, i8, i8), cache=True, inline='always')
+def _fast_round_nb(m, c0, c1):
+    """``_resolve_round_nb`` for an untraced game (``M_TRACE_CAP`` 0): same effect on the machine.
+
+    In random play the cards, kinds, ranges and dice are unpredictable, so what depends on them is
+    computed without branches where it can be (every table value read at a valid index, then selected):
+    a mispredicted branch costs more than the few loads and selects it saves."""
+    k0 = m[KIND_AT + 1 + c0]
+    k1 = m[KIND_AT + 1 + c1]
+    if k0 == OD or k1 == OD:
+        _resolve_round_nb(m, c0, c1)
+        return
+    b0 = SEAT0
+    b1 = SEAT0 + SEAT_W
+    # everything read before the first store
+    rnd = m[S_ROUND]
+    d0 = m[S_DIST]
+    e0 = m[S_DICE]
+    e1 = m[S_DICE + 1]
+    e2 = m[S_DICE + 2]
+    hp0 = m[b0 + O_HP]
+    hp1 = m[b1 + O_HP]
+    dmg0 = m[b0 + O_DMG]
+    dmg1 = m[b1 + O_DMG]
+    ta0 = m[b0 + O_TA]
+    ta1 = m[b1 + O_TA]
+    ch0 = m[b0 + O_CHAR]
+    ch1 = m[b1 + O_CHAR]
+    used0 = m[b0 + O_USED]
+    used1 = m[b1 + O_USED]
+    sealed = m[S_SEALED_DIST]
+    row0 = SLOT_TAB_AT + (2 * ch0 + (1 if ta0 else 0)) * SLOT_W
+    row1 = SLOT_TAB_AT + (2 * ch1 + (1 if ta1 else 0)) * SLOT_W
+    # a card that is no attribute card (or no card) reads slot 0's rows: masked out by a0/a1 below
+    cs0 = max(c0, 0)
+    cs1 = max(c1, 0)
+    at0 = CARDS_AT + cs0 * C_WIDTH
+    at1 = CARDS_AT + cs1 * C_WIDTH
+    a0 = int(k0 <= INT)
+    a1 = int(k1 <= INT)
+    r0 = m[row0 + SLOT_RANGE + cs0] & -a0  # (masks, not branches: LLVM does not speculate these loads)
+    r1 = m[row1 + SLOT_RANGE + cs1] & -a1
+    # hit_damage_nb with the dice of this moment (they change only after the damage)
+    td0 = m[at0 + C_TIDE_DIE]
+    td1 = m[at1 + C_TIDE_DIE]
+    t0 = m[at0 + C_TIDE + m[S_DICE + max(td0, 0)] - 1] & -int(td0 >= 0)
+    t1 = m[at1 + C_TIDE + m[S_DICE + max(td1, 0)] - 1] & -int(td1 >= 0)
+    x0 = max(m[row0 + SLOT_BASE + cs0] + t0, 0) * a0
+    x1 = max(m[row1 + SLOT_BASE + cs1] + t1, 0) * a1
+    step0 = m[at0 + C_MOVE] * int(k0 == MOVE)
+    step1 = m[at1 + C_MOVE] * int(k1 == MOVE)
+    dd0 = m[at0 + C_DICE_DIE]
+    dd1 = m[at1 + C_DICE_DIE]
+    by0 = m[at0 + C_DICE_BY]
+    by1 = m[at1 + C_DICE_BY]
+    die_lo = m[RULES_AT + R_DIE_MIN]
+    die_hi = m[RULES_AT + R_DIE_MAX]
+    # the plays (as in _resolve_round_nb)
+    m[b0 + O_PLAYED] = c0
+    m[b1 + O_PLAYED] = c1
+    if c0 >= 0:
+        m[b0 + O_HIST + c0] += 1
+        m[S_FIRST_ROUNDS] |= (min(rnd + 1, 127) << (FIRST_BITS * c0)) * (((used0 >> c0) & 1) ^ 1)
+        m[b0 + O_USED] = used0 | (1 << c0)
+        m[b0 + O_OD_REVEALED] |= 1 if c0 == OD_SLOT else 0
+    if c1 >= 0:
+        m[b1 + O_HIST + c1] += 1
+        m[S_FIRST_ROUNDS + 1] |= (min(rnd + 1, 127) << (FIRST_BITS * c1)) * (((used1 >> c1) & 1) ^ 1)
+        m[b1 + O_USED] = used1 | (1 << c1)
+        m[b1 + O_OD_REVEALED] |= 1 if c1 == OD_SLOT else 0
+
+    # Process 1: distance adjustment (move_dest_nb, combine_moves_nb); a card that is no MOVE has step 0
+    n0 = d0 + step0
+    n1 = d0 + step1
+    dest0 = n0 if (step0 != 0) & (n0 >= 0) & (n0 < N_DIST) & ((sealed >> (n0 & 3)) & 1 == 0) else -1
+    dest1 = n1 if (step1 != 0) & (n1 >= 0) & (n1 < N_DIST) & ((sealed >> (n1 & 3)) & 1 == 0) else -1
+    if (step0 != 0 and ta0) or (step1 != 0 and ta1):  # a free mover (TIDE AURA) goes as far as it can
+        for p in range(2):
+            step = step0 if p == 0 else step1
+            if step == 0 or not (ta0 if p == 0 else ta1):
+                continue
+            if m[CHARS_AT + (ch0 if p == 0 else ch1) * CH_WIDTH + CH_TA_FREE_MOVE]:
+                dest = -1
+                d = 0 if step < 0 else N_DIST - 1
+                while d != d0:
+                    if (sealed >> d) & 1 == 0:
+                        dest = d
+                        break
+                    d += 1 if step < 0 else -1
+                if p == 0:
+                    dest0 = dest
+                else:
+                    dest1 = dest
+    dist = d0
+    if dest0 >= 0 and dest1 >= 0:
+        if m[RULES_AT + R_BOTH_MOVES] == BOTH_MOVES_CANCEL and (dest0 - d0) * (dest1 - d0) < 0:
+            dist = d0
+        else:
+            nd = min(max(d0 + (dest0 - d0) + (dest1 - d0), 0), N_DIST - 1)
+            dist = d0 if (sealed >> nd) & 1 else nd
+    else:
+        dist = dest0 if dest0 >= 0 else (dest1 if dest1 >= 0 else d0)
+
+    # Process 3 (no Overdrive played): matchup and range (_process3_nb)
+    i0 = (r0 >> dist) & 1
+    i1 = (r1 >> dist) & 1
+    same = 1 if k0 == k1 else 0
+    beats = (BEATS_BITS >> (8 * k0 + k1)) & 1
+    h0 = i0 & ((1 - i1) | ((1 - same) & beats))
+    h1 = i1 & ((1 - i0) | ((1 - same) & (1 - beats)))
+    # a move Hits when the opponent's card would have activated at the old distance (Q1, Q5)
+    moved = 1 if dist != d0 else 0
+    h0 |= moved & (1 if dest0 >= 0 else 0) & ((r1 >> d0) & 1) & (1 - i1)
+    h1 |= moved & (1 if dest1 >= 0 else 0) & ((r0 >> d0) & 1) & (1 - i0)
+    # damage: a same-attribute draw deals the difference, a Hit its card's damage (exclusive cases)
+    drw = i0 & i1 & same
+    diff = x0 - x1
+    to1 = x0 * h0 + max(diff, 0) * drw
+    to0 = x1 * h1 + max(-diff, 0) * drw
+    hp1 = max(hp1 - to1, 0)
+    hp0 = max(hp0 - to0, 0)
+    dmg0 += to1
+    dmg1 += to0
+    m[b0 + O_HITS] += h0
+    m[b1 + O_HITS] += h1
+    # dice influence of the Hit cards, after the damage was calculated (adjust_die_nb), seat 1 first
+    u0 = (h0 == 1) & (dd0 >= 0)
+    u1 = (h1 == 1) & (dd1 >= 0)
+    e0 = min(max(e0 + by0, die_lo), die_hi) if u0 and (dd0 == 0 or dd0 == 3) else e0
+    e1 = min(max(e1 + by0, die_lo), die_hi) if u0 and (dd0 == 1 or dd0 == 3) else e1
+    e2 = min(max(e2 + by0, die_lo), die_hi) if u0 and (dd0 == 2 or dd0 == 3) else e2
+    e0 = min(max(e0 + by1, die_lo), die_hi) if u1 and (dd1 == 0 or dd1 == 3) else e0
+    e1 = min(max(e1 + by1, die_lo), die_hi) if u1 and (dd1 == 1 or dd1 == 3) else e1
+    e2 = min(max(e2 + by1, die_lo), die_hi) if u1 and (dd1 == 2 or dd1 == 3) else e2
+    if hp0 <= 0 or hp1 <= 0:
+        _flush_nb(m, dist, e0, e1, e2, hp0, hp1, dmg0, dmg1, ta0, ta1)
+        _ko_nb(m, hp0, hp1)
+        return
+
+    # ABILITY: when a listed kind of skill Hits, Q3 (no Overdrive exerted in this round)
+    c = CHARS_AT + ch0 * CH_WIDTH
+    f0 = h0 & (m[c + CH_AB_TRIGGER] >> k0) & (1 if m[c + CH_AB_EFF_N] > 0 else 0)
+    c = CHARS_AT + ch1 * CH_WIDTH
+    f1 = h1 & (m[c + CH_AB_TRIGGER] >> k1) & (1 if m[c + CH_AB_EFF_N] > 0 else 0)
+    if f0 | f1:
+        for p in range(2):
+            if (f0 if p == 0 else f1) == 1:
+                c = CHARS_AT + (ch0 if p == 0 else ch1) * CH_WIDTH
+                _flush_nb(m, dist, e0, e1, e2, hp0, hp1, dmg0, dmg1, ta0, ta1)
+                effects_nb(m, p, m[c + CH_AB_EFF], m[c + CH_AB_EFF_N], SRC_ABILITY)
+                dist, e0, e1, e2, hp0, hp1, dmg0, dmg1, ta0, ta1 = _reload_nb(m)
+                if hp0 <= 0 or hp1 <= 0:
+                    _ko_nb(m, hp0, hp1)
+                    return
+
+    # TIDE AURA: early ones first (seat 1 then seat 2), late ones (Terry) after the opponent's
+    # processing, Q3 (update_tide_aura_nb)
+    first = 1 if char_nb(m, ch0, CH_TA_LATE) > char_nb(m, ch1, CH_TA_LATE) else 0
+    w = m[M_DICE_W]
+    dlo = m[M_DICE_LO]
+    for i in range(2):
+        p = first if i == 0 else 1 - first
+        ch = ch0 if p == 0 else ch1
+        c = CHARS_AT + ch * CH_WIDTH
+        tab = m[TA_TAB_AT + ch]
+        ua = e0 - dlo
+        ub = e1 - dlo
+        uc = e2 - dlo
+        if tab >= 0 and w != 0 and 0 <= ua < w and 0 <= ub < w and 0 <= uc < w:
+            bit = (((ua * w + ub) * w + uc) << 2) + dist
+            active = (m[tab + (bit >> 6)] >> (bit & 63)) & 1
+        else:
+            _flush_nb(m, dist, e0, e1, e2, hp0, hp1, dmg0, dmg1, ta0, ta1)
+            active = 1 if conds_nb(m, p, m[c + CH_TA_COND], m[c + CH_TA_COND_N], dist) else 0
+        if p == 0:
+            ta0 = active
+        else:
+            ta1 = active
+        m[SEAT0 + p * SEAT_W + O_TA_ROUNDS] += active
+        if m[c + CH_TA_EFF_N] > 0 and active:
+            _flush_nb(m, dist, e0, e1, e2, hp0, hp1, dmg0, dmg1, ta0, ta1)
+            effects_nb(m, p, m[c + CH_TA_EFF], m[c + CH_TA_EFF_N], SRC_TA)
+            dist, e0, e1, e2, hp0, hp1, dmg0, dmg1, ta0, ta1 = _reload_nb(m)
+            if hp0 <= 0 or hp1 <= 0:
+                _ko_nb(m, hp0, hp1)
+                return
+
+    # end of round: played cards go back to the hand unless sealed (or are spent)
+    _flush_nb(m, dist, e0, e1, e2, hp0, hp1, dmg0, dmg1, ta0, ta1)
+    if m[RULES_AT + R_CARDS_RETURN] == 0:
+        for p in range(2):
+            b = SEAT0 + p * SEAT_W
+            c = c0 if p == 0 else c1
+            if c >= 0:
+                m[b + O_HAND] &= ~(1 << c)
+                if m[b + O_HAND] == 0:
+                    m[b + O_HAND] = FULL_HAND & ~m[b + O_SEALED]
+    m[b0 + O_LAST] = c0
+    m[b1 + O_LAST] = c1
+    m[b0 + O_PLAYED] = -1
+    m[b1 + O_PLAYED] = -1
+    m[S_ROUND] = rnd + 1
+
+
+@njit(void(MP, i8[::1], STRATEGY_T, f8[::1], STRATEGY_T, f8[::1], i8), cache=True, inline='always')
+def play_game_fast_nb(m, v, strat0, params0, strat1, params1, sw):
+    """``play_game_nb`` with ``_fast_round_nb`` (untraced games only). Inlined into the chunk kernel with the
+    round: as calls they cost ~15% of a random game."""
+    max_rounds = m[RULES_AT + R_MAX_ROUNDS]
+    while not m[S_DONE]:
+        if m[S_ROUND] >= max_rounds:
+            m[S_DONE] = 1
+            m[S_END] = END_TIMEOUT
+            m[S_WINNER] = -1
+            break
+        h0 = m[SEAT0 + O_HAND]
+        h1 = m[SEAT0 + SEAT_W + O_HAND]
+        a0 = allowed_nb(m, 0, FORBID_HAND, h0)
+        a1 = allowed_nb(m, 1, FORBID_HAND, h1)
+        if sw:
+            c1 = ask_nb(m, v, strat1, params1, PHASE_PLAY, 1, a1) if h1 else -1
+            c0 = ask_nb(m, v, strat0, params0, PHASE_PLAY, 0, a0) if h0 else -1
+        else:
+            c0 = ask_nb(m, v, strat0, params0, PHASE_PLAY, 0, a0) if h0 else -1
+            c1 = ask_nb(m, v, strat1, params1, PHASE_PLAY, 1, a1) if h1 else -1
+        if h0 and (c0 < 0 or (a0 >> c0) & 1 == 0):
+            illegal_nb(m, 0, c0)
+            break
+        if h1 and (c1 < 0 or (a1 >> c1) & 1 == 0):
+            illegal_nb(m, 1, c1)
+            break
+        _fast_round_nb(m, c0, c1)
 
 
 @njit(void(RECORDS_T, i8, i8, MP, i8, i8), cache=True)
@@ -717,7 +1002,10 @@ def _simulate_chunk(machine, start, count, key, setup, fixed, strat0, params0, s
         seed_nb(m, M_RNG, key, g)
         setup_game_nb(m, v, setup, fixed, strat0, params0, strat1, params1)
         if not m[S_DONE]:
-            play_game_nb(m, v, strat0, params0, strat1, params1, fixed[4] if fixed.size > 4 else 0)
+            if m[M_TRACE_CAP] == 0:
+                play_game_fast_nb(m, v, strat0, params0, strat1, params1, fixed[4] if fixed.size > 4 else 0)
+            else:
+                play_game_nb(m, v, strat0, params0, strat1, params1, fixed[4] if fixed.size > 4 else 0)
         write_record_nb(out, i, g, m, sid0, sid1)
 
 
