@@ -9,6 +9,11 @@ first-class function) and of the seat's params row into the machine's call block
 same ``(phase, m, seat, mask, params)`` as before (``m`` an unmanaged view of the whole machine, ``params``
 the seat's row), so every strategy, built-in or plugged in, sees and decides exactly what it did.
 
+The built-in ``random`` strategy (uniform over the legal choices) is defined here, as
+``uniform_strategy_nb``: ``install_nb`` marks the seats that play it (``C_UNIFORM``) and ``rules_nb.ask_nb``
+draws their choice inline with the same ``uniform_choice_nb`` (the same draw from the same stream), without
+the call through the address (~9 ns of ~15 a decision).
+
 The addresses are valid while the strategies' dispatchers and the params array live: each entry point
 installs them at its start from the arguments it was given (so the caller holds them for the call).
 """
@@ -17,9 +22,10 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from simulators.common.memory_nb import MACHINE_PTR
+from simulators.common.memory_nb import MACHINE_PTR, as_machine_nb
+from simulators.common.rng_nb import rand_bit_nb
 from simulators.common.strategy import STRATEGY_SIG
-from simulators.rose_duel.enums import C_FN, C_M_N, C_PAR, C_PAR_W, MAX_SEATS
+from simulators.rose_duel.enums import C_FN, C_M_N, C_PAR, C_PAR_W, C_UNIFORM, M_RNG, MAX_SEATS
 
 _I8_ARR = types.int64[::1]
 _F8_ARR = types.float64[::1]
@@ -81,18 +87,36 @@ def call_strategy_nb(m, seat, phase, mask):
     return _call_nb(m[C_FN + seat], phase, m, m[C_M_N], seat, mask, m[C_PAR + seat], m[C_PAR_W])
 
 
+@njit(cache=True, inline='always')
+def uniform_choice_nb(m, mask):
+    """A uniformly drawn legal choice: one ``rand_bit_nb`` draw from the game's stream."""
+    return rand_bit_nb(m, M_RNG, mask)
+
+
 @njit(cache=True)
-def install_nb(machine, strats, params):
-    """Write the strategies' addresses, the params rows' addresses and the machine's length into the
-    machine's call block. ``params`` is the (6, P) C-contiguous float64 array of the seats' params."""
+def uniform_strategy_nb(phase, m, seat, mask, params):
+    """Uniform over the legal choices (the built-in ``random`` strategy; strategies.rose_duel.builtin)."""
+    return uniform_choice_nb(as_machine_nb(m), mask)
+
+
+@njit(cache=True)
+def install_nb(machine, strats, params, uniform):
+    """Write the strategies' addresses, the params rows' addresses, the seats playing ``uniform`` (the caller
+    passes ``uniform_strategy_nb``, so its address is the one the strategies arrive with) and the machine's
+    length into the machine's call block. ``params``: the (6, P) C-contiguous float64 params of the seats."""
     n = machine.size
     machine[C_M_N] = n
     w = params.shape[1]
     machine[C_PAR_W] = w
     base = params.ctypes.data
+    uniform = jit_address_nb(uniform)  # (a global's address here would be a linked copy's, never equal)
+    seats = 0
     for s in range(MAX_SEATS):
         a = jit_address_nb(strats[s])
         if a == 0:
             raise ValueError("a rose-duel strategy must be a numba @njit function (it has no compiled entry)")
         machine[C_FN + s] = a
         machine[C_PAR + s] = base + s * w * 8
+        if a == uniform:
+            seats |= 1 << s
+    machine[C_UNIFORM] = seats

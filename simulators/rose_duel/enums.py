@@ -176,7 +176,8 @@ C_FN = CALL_AT  # MAX_SEATS
 C_PAR = C_FN + MAX_SEATS  # MAX_SEATS
 C_PAR_W = C_PAR + MAX_SEATS
 C_M_N = C_PAR_W + 1
-CALL_END = C_M_N + 1
+C_UNIFORM = C_M_N + 1  # bit mask of the seats whose strategy is call_nb.uniform_strategy_nb (drawn inline)
+CALL_END = C_UNIFORM + 1
 
 # --- tables
 RULES_AT = CALL_END

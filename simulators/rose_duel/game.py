@@ -394,6 +394,7 @@ def rows_to_records(rows: np.ndarray) -> np.ndarray:
 def simulate_chunk(tables: Tables, settings: dict, start: int, count: int, key: np.ndarray, strategies, params,
                    machine: np.ndarray | None = None) -> np.ndarray:
     """Play games ``start .. start+count-1``; return their records (``record_dt``)."""
+    from simulators.rose_duel.call_nb import uniform_strategy_nb
     from simulators.rose_duel.rules_nb import simulate_chunk_nb
 
     setup = settings.get("setup", DEFAULT_SETUP)
@@ -403,7 +404,8 @@ def simulate_chunk(tables: Tables, settings: dict, start: int, count: int, key: 
     sids = np.array([s % len(strategies) for s in range(E.MAX_SEATS)], np.int64)
     m = machine if machine is not None else new_machine(tables)
     rows = np.zeros((count, len(E.record_dt.names)), np.int64)
-    simulate_chunk_nb()(m, np.int64(start), np.int64(count), key, np.int64(n), fixed, fns, P, sids, rows)
+    simulate_chunk_nb()(m, np.int64(start), np.int64(count), key, np.int64(n), fixed, fns, P, sids, rows,
+                        uniform_strategy_nb)
     return rows_to_records(rows)
 
 

@@ -8,6 +8,7 @@ from numba import njit
 
 from simulators.common.memory_nb import as_machine_nb
 from simulators.common.rng_nb import popcount_nb, rand_bit_nb, rand_float_nb
+from simulators.rose_duel.call_nb import uniform_strategy_nb
 from simulators.rose_duel.enums import (
     AKIO_AT, CA_HOSTILE, CA_WIDTH, CARDS_AT, D_REVOLUTION, D_SIDE0, DU_FOCUS, DU_PARRY, DU_STAMINA, DU_THRUST,
     DU_WIDTH, DUEL0, DUELISTS_AT, LOC_BODY, LOC_OBJ, LOC_ROSE, M_RNG, MAX_KINDS, NO, O_DUELIST, O_FOCUS, O_GOALS,
@@ -18,10 +19,9 @@ from simulators.rose_duel.enums import (
 )
 
 
-@njit(cache=True)
-def random_nb(phase, m, seat, mask, params):
-    """Uniform over the legal choices."""
-    return rand_bit_nb(as_machine_nb(m), M_RNG, mask)
+# "random" (uniform over the legal choices) is defined beside the kernels, which recognise it and draw its
+# choice inline (simulators/rose_duel/call_nb.py): the same function, the same draws
+random_nb = uniform_strategy_nb
 
 
 @njit(cache=True, inline='always')

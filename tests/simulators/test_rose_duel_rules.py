@@ -345,3 +345,54 @@ def test_first_use_columns_round_trip_every_byte():
     got = first_use_turns(rows_to_records(rows))
     assert (got[0] == 0).all() and (got[1] == turns).all()
     assert rows[1, at] < 0, "kind 7 at 255 sets the sign bit of the int64 row"
+
+
+def test_strategies_called_through_the_machine_decide_as_before():
+    """The kernels call strategies through addresses installed in the machine (call_nb) and draw the built-in
+    random strategy's choice inline: a plugged-in copy of it (called through its address), alone or mixed with
+    it, plays the same games; a strategy gets its own params row and the whole machine."""
+    from numba import njit
+
+    from balance.registry import Strategy, get_strategy
+    from balance.runs import Prepared, RunSpec
+    from simulators.common.memory_nb import as_machine_nb
+    from simulators.common.rng_nb import rand_bit_nb
+    from simulators.rose_duel.call_nb import uniform_strategy_nb
+    from simulators.rose_duel.game import new_machine, simulate_chunk, strategy_tuple
+    from simulators.rose_duel.rules_nb import simulate_chunk_nb
+
+    @njit
+    def uniform_copy_nb(phase, m, seat, mask, params):
+        return rand_bit_nb(as_machine_nb(m), E.M_RNG, mask)
+
+    @njit
+    def reads_all_nb(phase, m, seat, mask, params):  # its params row and the whole machine reach it
+        if params.size != 2 or params[0] != 7.0 + seat or m.size != params[1] or m[m.size - 1] != 12345:
+            return -1
+        return rand_bit_nb(as_machine_nb(m), E.M_RNG, mask)
+
+    random = get_strategy("rose_duel", "random")
+    copy = Strategy(name="uniform_copy", game="rose_duel", fn=uniform_copy_nb, description="", params=np.zeros(0))
+    reads = Strategy(name="reads_all", game="rose_duel", fn=reads_all_nb, description="", params=np.zeros(0))
+    prep = Prepared(RunSpec(game="rose_duel", games=1, seed=3, options={"players": 5}).normalised())
+    recs = {}
+    for strats in ([random, random], [copy, copy], [random, copy, random]):
+        m = new_machine(prep.tables)
+        recs[len(recs)] = simulate_chunk(prep.tables, prep.settings, 0, 300, prep.key, strats,
+                                         [np.zeros(0)] * len(strats), machine=m)
+        assert m[E.C_UNIFORM] == [0b111111, 0, 0b101101][len(recs) - 1]  # seat s plays strats[s % len]
+    a, b, c = recs.values()
+    assert (a["end_reason"] != E.END_ILLEGAL).all()
+    for name in E.record_dt.names:
+        if not name.startswith("strategy"):
+            assert (a[name] == b[name]).all() and (a[name] == c[name]).all(), name
+    fns, _ = strategy_tuple([reads], [np.zeros(0)])
+    m = np.append(new_machine(prep.tables), np.int64(12345))
+    P = np.zeros((E.MAX_SEATS, 2))
+    P[:, 0] = 7.0 + np.arange(E.MAX_SEATS)
+    P[:, 1] = m.size
+    rows = np.zeros((100, len(E.record_dt.names)), np.int64)
+    fixed = np.full(E.MAX_SEATS + 2, -1, np.int64)
+    simulate_chunk_nb()(m, np.int64(0), np.int64(100), prep.key, np.int64(6), fixed, fns, P,
+                        np.zeros(E.MAX_SEATS, np.int64), rows, uniform_strategy_nb)
+    assert (rows[:, E.record_dt.names.index("end_reason")] != E.END_ILLEGAL).all()
