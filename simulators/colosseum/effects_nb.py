@@ -215,6 +215,11 @@ _PURE_OPS = ((1 << IF_DIE_AT_LEAST) | (1 << IF_DIE_AT_MOST) | (1 << IF_ALL_DICE_
              | (1 << IF_DIE_HIGHEST) | (1 << IF_DICE_PAIR) | (1 << IF_DISTANCE_IN))
 
 
+# a table offset below 0 means "interpret"; this one also says that the list never reads the distance, so its
+# value at every distance is the value at one (``cond_list_mask_nb``): e.g. Tidal Surge's hp_not_above_opponent
+NO_TABLE_NO_DISTANCE = -2
+
+
 @njit(cache=True, inline='always')
 def dice_index_nb(m):
     """First bit of the current dice's row in the condition tables (bit row + d holds for distance d),
@@ -246,6 +251,8 @@ def cond_list_mask_nb(m, seat, start, n, tab, di):
     if tab >= 0 and di >= 0:
         return (m[tab + (di >> 6)] >> (di & 63)) & 7
     p = as_machine_nb(m)
+    if tab == NO_TABLE_NO_DISTANCE:  # the list does not read the distance: one walk holds for all three
+        return (1 << N_DIST) - 1 if conds_nb(p, seat, start, n, 0) else 0
     r = 0
     for d in range(N_DIST):
         if conds_nb(p, seat, start, n, d):
@@ -257,10 +264,17 @@ def cond_list_mask_nb(m, seat, start, n, tab, di):
 def _fill_cond_table_nb(m, start, n, at):
     """Write the bits of the list (``start``, ``n``) at ``m[at:]`` by running the interpreter
     on every (dice, distance); the dice are restored afterwards. Returns ``at`` or -1 when the
-    list reads more than the dice and the distance."""
+    list reads more than the dice and the distance (``NO_TABLE_NO_DISTANCE`` when it does not read the distance)."""
+    pure = True
+    reads_distance = False
     for row in range(start, start + n):
-        if (_PURE_OPS >> m[PROG_AT + row * P_WIDTH + P_OP]) & 1 == 0:
-            return -1
+        op = m[PROG_AT + row * P_WIDTH + P_OP]
+        if (_PURE_OPS >> op) & 1 == 0:
+            pure = False
+        if op == IF_DISTANCE_IN:
+            reads_distance = True
+    if not pure:
+        return -1 if reads_distance else NO_TABLE_NO_DISTANCE
     w = m[M_DICE_W]
     lo = m[M_DICE_LO]
     saved0 = m[S_DICE]
