@@ -12,18 +12,85 @@ compares its end states with the default kernels' records for the same games.
 import numpy as np
 from numba import njit, types
 
-from simulators.blade_rondo.effects_nb import F8A, ST
+from simulators.blade_rondo.effects_nb import F8A, ST, bind_strategies_nb
 from simulators.blade_rondo.enums import (
-    C_EXISTS, C_WIDTH, CARDS_AT, END_KO, END_NAMES, END_TIMEOUT, HAND_SLOTS, ID_HEAT, ID_PROT, ID_PULSE, L_CARD, L_HOST,
-    L_SUB, L_WHERE, L_ZONE, M_RNG, MAX_STATUS, O_ATK, O_ATK_T, O_ATTACKS, O_BONUS, O_COINS, O_COSTMOD_T,
-    O_DEF, O_DEF_T, O_DISC, O_DMG, O_DMGMOD_T, O_DOLLS, O_DOWN, O_FLIPPED, O_HAND, O_HANDMASK, O_LIFE,
-    O_NOGAIN, O_NPHOS, O_NTOS, O_RECV_T, O_SET, O_SPENT, O_ST, O_SUBS, O_UP, O_VOLT, O_VOLT_EOT, R_HAND,
-    R_LIFE_CAP, R_MAX_TURNS, R_PARAM_CAP, R_SECOND_ATK, R_START_LIFE, RULES_AT, S_ACTIONS, S_DONE, S_END,
-    S_FIRST, S_TURN, S_WINNER, SEAT0, SEAT_W, SL_HEAT, SL_PROT, SL_PULSE, SLOT0, SLOT_W, SLOTS, Z_DISCARD,
-    Z_DOWN, Z_FLIPPED, Z_HAND, Z_OUT, Z_SET, Z_UNDER, Z_UP,
+    C_EXISTS,
+    C_WIDTH,
+    CARDS_AT,
+    END_KO,
+    END_NAMES,
+    END_TIMEOUT,
+    HAND_SLOTS,
+    ID_HEAT,
+    ID_PROT,
+    ID_PULSE,
+    L_CARD,
+    L_HOST,
+    L_SUB,
+    L_WHERE,
+    L_ZONE,
+    M_RNG,
+    MAX_STATUS,
+    O_ATK,
+    O_ATK_T,
+    O_ATTACKS,
+    O_BONUS,
+    O_COINS,
+    O_COSTMOD_T,
+    O_DEF,
+    O_DEF_T,
+    O_DISC,
+    O_DMG,
+    O_DMGMOD_T,
+    O_DOLLS,
+    O_DOWN,
+    O_FLIPPED,
+    O_HAND,
+    O_HANDMASK,
+    O_LIFE,
+    O_NOGAIN,
+    O_NPHOS,
+    O_NTOS,
+    O_RECV_T,
+    O_SET,
+    O_SPENT,
+    O_ST,
+    O_SUBS,
+    O_UP,
+    O_VOLT,
+    O_VOLT_EOT,
+    R_HAND,
+    R_LIFE_CAP,
+    R_MAX_TURNS,
+    R_PARAM_CAP,
+    R_SECOND_ATK,
+    R_START_LIFE,
+    RULES_AT,
+    S_ACTIONS,
+    S_DONE,
+    S_END,
+    S_FIRST,
+    S_TURN,
+    S_WINNER,
+    SEAT0,
+    SEAT_W,
+    SL_HEAT,
+    SL_PROT,
+    SL_PULSE,
+    SLOT0,
+    SLOT_W,
+    SLOTS,
+    Z_DISCARD,
+    Z_DOWN,
+    Z_FLIPPED,
+    Z_HAND,
+    Z_OUT,
+    Z_SET,
+    Z_UNDER,
+    Z_UP,
 )
 from simulators.blade_rondo.rules_nb import action_step_nb, end_turn_nb, setup_game_nb, turn_start_nb
-from simulators.common.memory_nb import as_machine_nb, unmanaged_nb, unmanaged_view_nb
+from simulators.common.memory_nb import as_machine_nb, unmanaged_view_nb
 from simulators.common.rng_nb import seed_nb
 
 VIOLATIONS = (
@@ -179,21 +246,20 @@ def _checked_chunk(machine, start, count, key, s0, p0, s1, p1, out):
     """Games under checks; ``out[i]`` = (violation code, turn, winner, end reason, turns played)."""
     v = unmanaged_view_nb(machine)
     m = as_machine_nb(machine)
-    p0 = unmanaged_nb(p0)
-    p1 = unmanaged_nb(p1)
+    bind_strategies_nb(m, machine.size, s0, p0, s1, p1)
     ref = np.full(2 * SLOTS, -1, np.int64)
     for i in range(count):
         seed_nb(m, M_RNG, key, start + i)
-        setup_game_nb(m, v, s0, p0, s1, p1)
+        setup_game_nb(m)
         ref[0] = -1
         code = check_state_nb(v, ref, -1)
         for g in range(2 * SLOTS):
             ref[g] = m[SLOT0 + g * SLOT_W + L_CARD]
         seat = m[S_FIRST]
         while code == 0 and m[S_DONE] == 0:  # play_game_nb, a check after every turn
-            turn_start_nb(m, v, s0, p0, s1, p1, seat)
+            turn_start_nb(m, seat)
             while m[S_DONE] == 0:
-                if action_step_nb(m, v, s0, p0, s1, p1, seat) < 0:
+                if action_step_nb(m, seat) < 0:
                     break
             if m[S_DONE]:
                 code = check_state_nb(v, ref, seat)

@@ -2,15 +2,19 @@
 
 Kernels work on one int64 *machine* ``m`` (layout in ``enums.py``), a raw ``int64*`` inside
 the kernels (``memory_nb.as_machine_nb``): no reference counts, one register per call.
-Strategies receive ``v``, the same machine as an (unmanaged) array, and the four strategy
-arguments ``s0, p0, s1, p1`` travel with it to every kernel that may ask a decision.
+The two strategies (function values and params) are written into the machine once by the entry
+kernels (``bind_strategies_nb``); ``decide_nb`` reads them back and gives the strategy the machine as an
+(unmanaged) array, so every other kernel takes only the machine and scalars (a call passes a few
+registers instead of ~26 words).
 
 Compile-time rules learned in Colosseum (measured): kernels called from other kernels carry
 an explicit signature on ``MP`` (otherwise numba compiles one specialisation per distinct
 tuple of literal arguments); small helpers are ``inline='always'``. No card number is
 written here: every amount comes from a table or a program row.
 """
-from numba import njit
+from numba import carray, njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 from numba.types import boolean as b1
 from numba.types import float64 as f8
 from numba.types import int64 as i8
@@ -63,6 +67,7 @@ from simulators.blade_rondo.enums import (
     L_SUB,
     L_WHERE,
     L_ZONE,
+    M_SIZE,
     M_SOLO,
     M_TRACE_AT,
     M_TRACE_CAP,
@@ -131,6 +136,12 @@ from simulators.blade_rondo.enums import (
     SB_WIDTH,
     SEAT0,
     SEAT_W,
+    SG_C,
+    SG_JIT,
+    SG_NPARAMS,
+    SG_PARAMS,
+    SG_PY,
+    SG_W,
     SLOT0,
     SLOT_W,
     SLOTS,
@@ -145,6 +156,7 @@ from simulators.blade_rondo.enums import (
     ST_TOS_N,
     ST_WIDTH,
     STATUS_AT,
+    STRAT0,
     SUBS_AT,
     SYM_SUPPORT,
     TRACE_W,
@@ -245,17 +257,80 @@ def emit_nb(m, seat, code, a, b, c):
 
 
 # ----------------------------------------------------------------------------- decisions
-@njit(i8(MP, I8A, ST, F8A, ST, F8A, i8, i8, i8), cache=True)
-def decide_nb(m, v, s0, p0, s1, p1, phase, seat, mask):
-    """Ask ``seat``'s strategy for one of the set bits of ``mask``. A single legal choice is
-    taken without asking. A choice outside the mask ends the game as ``illegal`` (recorded
-    with its phase, value and mask for the scenario errors); the lowest legal choice is
+@intrinsic
+def _fn_words(typingctx, fn):
+    """A strategy's function value as its three words (C address, Python object, jit address)."""
+    if not isinstance(fn, types.FunctionType):
+        return None
+    sig = types.UniTuple(types.int64, 3)(fn)
+
+    def codegen(ctx, builder, sig, args):
+        st = cgutils.create_struct_proxy(sig.args[0])(ctx, builder, value=args[0])
+        i64 = ctx.get_value_type(types.int64)
+        return ctx.make_tuple(builder, sig.return_type, [builder.ptrtoint(st.c_addr, i64),
+                                                         builder.ptrtoint(st.py_addr, i64),
+                                                         builder.ptrtoint(st.jit_addr, i64)])
+
+    return sig, codegen
+
+
+@intrinsic
+def _fn_value(typingctx, c_addr, py_addr, jit_addr):
+    """The function value (``STRATEGY_T``) made of the three words ``_fn_words`` gave."""
+    sig = ST(types.int64, types.int64, types.int64)
+
+    def codegen(ctx, builder, sig, args):
+        st = cgutils.create_struct_proxy(ST)(ctx, builder)
+        st.c_addr = builder.inttoptr(args[0], cgutils.voidptr_t)
+        st.py_addr = builder.inttoptr(args[1], cgutils.voidptr_t)
+        st.jit_addr = builder.inttoptr(args[2], cgutils.voidptr_t)
+        return st._getvalue()
+
+    return sig, codegen
+
+
+@intrinsic
+def _f8_pointer(typingctx, addr):
+    """An integer address as a ``double*``."""
+    sig = types.CPointer(types.float64)(types.int64)
+
+    def codegen(ctx, builder, sig, args):
+        return builder.inttoptr(args[0], ctx.get_value_type(sig.return_type))
+
+    return sig, codegen
+
+
+@njit(void(MP, i8, ST, F8A, ST, F8A), cache=True)
+def bind_strategies_nb(m, size, s0, p0, s1, p1):
+    """Write the two strategies (function values and params) and the machine's length ``size`` into the
+    machine's strategy block, where ``decide_nb`` finds them. The caller keeps the machine, the params
+    and the functions alive while kernels run on it."""
+    for seat in range(2):
+        b = STRAT0 + seat * SG_W
+        w = _fn_words(s0) if seat == 0 else _fn_words(s1)
+        m[b + SG_C] = w[0]
+        m[b + SG_PY] = w[1]
+        m[b + SG_JIT] = w[2]
+        m[b + SG_PARAMS] = p0.ctypes.data if seat == 0 else p1.ctypes.data
+        m[b + SG_NPARAMS] = p0.size if seat == 0 else p1.size
+    m[M_SIZE] = size
+
+
+@njit(i8(MP, i8, i8, i8), cache=True)
+def decide_nb(m, phase, seat, mask):
+    """Ask ``seat``'s strategy (``bind_strategies_nb``) for one of the set bits of ``mask``. A single
+    legal choice is taken without asking. A choice outside the mask ends the game as ``illegal``
+    (recorded with its phase, value and mask for the scenario errors); the lowest legal choice is
     returned so that the caller can unwind normally."""
     if mask & (mask - 1) == 0:
         return lowest_bit_nb(mask)
     if seat == 1 and m[M_SOLO] != 0:  # a scripted opponent never asks a strategy: the rules' default
         return lowest_bit_nb(mask)
-    c = s0(phase, v, seat, mask, p0) if seat == 0 else s1(phase, v, seat, mask, p1)
+    b = STRAT0 + seat * SG_W
+    fn = _fn_value(m[b + SG_C], m[b + SG_PY], m[b + SG_JIT])
+    v = carray(m, m[M_SIZE])
+    params = carray(_f8_pointer(m[b + SG_PARAMS]), m[b + SG_NPARAMS])
+    c = fn(phase, v, seat, mask, params)
     if c < 0 or c > 62 or (mask >> c) & 1 == 0:
         if m[S_DONE] == 0:
             m[S_DONE] = 1
@@ -591,8 +666,8 @@ def subs_matching_nb(m, p, filt):
 
 
 # ----------------------------------------------------------------------------- damage
-@njit(i8(MP, I8A, ST, F8A, ST, F8A, i8, i8, i8, i8, i8), cache=True)
-def apply_damage_nb(m, v, s0, p0, s1, p1, src, dst, amount, kind, fr):
+@njit(i8(MP, i8, i8, i8, i8, i8), cache=True)
+def apply_damage_nb(m, src, dst, amount, kind, fr):
     """Damage ``amount`` from seat ``src`` to seat ``dst`` (``kind``: DMG_PHYS / DMG_MAGIC for
     attacks, DMG_DIRECT for a damage step), GG 5.2 steps 9-13 (RULINGS D3, D4): the attacker's
     adjustments, the defender's, Phosphorescence of the turn player then the other, life.
@@ -617,7 +692,7 @@ def apply_damage_nb(m, v, s0, p0, s1, p1, src, dst, amount, kind, fr):
         pb = SEAT0 + p * SEAT_W
         if m[pb + O_NPHOS] > 0 and (p == src or p == dst) and m[S_DONE] == 0:
             context_nb(m, PH_PHOS, -1, d, src, dst)
-            if decide_nb(m, v, s0, p0, s1, p1, PH_PHOS, p, 3) == 1:
+            if decide_nb(m, PH_PHOS, p, 3) == 1:
                 if p == dst:
                     d = d - 1 if d > 0 else 0
                 else:

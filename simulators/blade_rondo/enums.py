@@ -142,6 +142,7 @@ O_COINS, O_DOLLS, O_USED, O_BREATH_USED, O_DMG, O_HANDMASK, O_DUP = 47, 48, 49, 
 O_REVEALED, O_PHOS_USED, O_RESPONDED, O_ATTACKS = 54, 55, 56, 57
 O_NPHOS, O_NOGAIN, O_NTOS = 58, 59, 60  # statuses in effect: Phosphorescence, Brand, with start-of-turn steps
 O_FIRST_TURNS = 61  # byte j: turn (1-based, 255 = later) the j-th card of the hand (by number) was first used
+O_ZERO = 62  # never written (always 0): the cost-modifier word of a card type that has none (DESC_AT)
 SEAT_W = 64
 MAX_STATUS = 8
 
@@ -196,8 +197,19 @@ MAX_RS = 32  # responders: Maria's Preparation cards, the Ideas' continuing resp
 MAX_IDEAS = 16
 IDEA_ACTS = 6
 
+# --- the strategies of the game being played, written by the entry kernels (``effects_nb.bind_strategies_nb``)
+# and read by ``effects_nb.decide_nb``, so that no other kernel carries them: per seat the strategy's function
+# value (its three words: C address, Python object, jit address) and its params (address, length); then the
+# machine's length (the strategies' view of it). Raw addresses: valid while the entry kernel's caller keeps the
+# arrays and functions alive.
+STRAT0 = SOLO_END
+SG_C, SG_PY, SG_JIT, SG_PARAMS, SG_NPARAMS = 0, 1, 2, 3, 4
+SG_W = 6
+M_SIZE = STRAT0 + 2 * SG_W
+STRAT_END = M_SIZE + 4
+
 # --- tables
-RULES_AT = SOLO_END
+RULES_AT = STRAT_END
 CARDS_AT = RULES_AT + R_WIDTH
 C_NO, C_COST, C_LIMITED, C_TYPE, C_COINS, C_RESP, C_RESPIF, C_RESPIF_N = 0, 1, 2, 3, 4, 5, 6, 7
 C_FORGE, C_FORGE_N, C_SAC, C_SAC_N, C_EFF, C_EFF_N, C_AFTER, C_AFTER_N = 8, 9, 10, 11, 12, 13, 14, 15

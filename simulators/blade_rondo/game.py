@@ -396,8 +396,9 @@ def _row(st: dict, ids: dict) -> list[int]:
 
 
 def _desc(col: np.ndarray, r: dict) -> int:
-    """A card's word for ``rules_nb.action_mask_nb``: cost (bits 0-7), the symbol whose cost modifier
-    applies (bits 8-15; 255: none) and bit 16 when only ``usable_nb``'s full rules can tell.
+    """A card's word for ``rules_nb.action_mask_nb``: cost (bits 0-7), the seat-block offset of the
+    cost modifier that applies (bits 8-15: ``O_COSTMOD_T`` + its symbol, or ``O_ZERO``, a word that is
+    always 0, so the mask adds it without a branch) and bit 16 when only ``usable_nb``'s full rules can tell.
 
     The mask is asked at every action decision, so the cases ``usable_nb`` settles by one comparison
     are folded in here: a Response card costs response_cost with no modifier; an X cost (Protection)
@@ -411,7 +412,8 @@ def _desc(col: np.ndarray, r: dict) -> int:
         cost, sym, full = max(int(col[E.C_COST]), 0), int(col[E.C_TYPE]), bool(col[E.C_ALCH] or col[E.C_SACCHK])
     if not 0 <= cost <= 255:
         full = True
-    return int(cost) | sym << 8 | int(full) << 16
+    mod = E.O_COSTMOD_T + sym if 0 <= sym <= E.SYM_SUPPORT else E.O_ZERO
+    return int(cost) | mod << 8 | int(full) << 16
 
 
 @dataclass

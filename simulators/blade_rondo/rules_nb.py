@@ -1,7 +1,7 @@
 """Blade Rondo rule kernels: conditions and steps, responses, one action, the turn, setup, the game.
 
-Every kernel works on the machine ``m`` (``enums.py``), a raw ``int64*``; ``v`` is the same
-machine as an unmanaged array for the strategies (``s0, p0, s1, p1``). The flow of one action
+Every kernel works on the machine ``m`` (``enums.py``), a raw ``int64*``, and scalars: the strategies
+live in the machine (``effects_nb.bind_strategies_nb``, asked by ``decide_nb``). The flow of one action
 (``one_action_nb``, RULINGS D2 = GG 5.2):
 
  1. Forge / Alchemy (optional, the strategy decides), 2. the cost and the Sacrifice, then a check
@@ -29,6 +29,7 @@ from simulators.blade_rondo.effects_nb import (
     action_cost_nb,
     apply_damage_nb,
     best_sub_defence_nb,
+    bind_strategies_nb,
     card_nb,
     check_ko_nb,
     context_nb,
@@ -409,7 +410,7 @@ from simulators.blade_rondo.enums import (
     record_dt,
 )
 from simulators.common.memory_nb import MACHINE_PTR as MP
-from simulators.common.memory_nb import as_machine_nb, unmanaged_nb, unmanaged_view_nb
+from simulators.common.memory_nb import as_machine_nb
 from simulators.common.rng_nb import popcount_nb, rand_below_nb, seed_nb
 
 RECORDS_T = types.Array(from_dtype(record_dt), 1, "C")
@@ -468,8 +469,8 @@ def cond_nb(m, seat, fr, row):
     return False
 
 
-@njit(b1(MP, I8A, ST, F8A, ST, F8A, i8, i8, i8), cache=True)
-def guard_nb(m, v, s0, p0, s1, p1, seat, fr, row):
+@njit(b1(MP, i8, i8, i8), cache=True)
+def guard_nb(m, seat, fr, row):
     """A guard row: a condition, or an optional step ("you may ...; if you do") that asks."""
     op = m[row]
     if op == DO_MAY_DISCARD_BREATH:
@@ -478,7 +479,7 @@ def guard_nb(m, v, s0, p0, s1, p1, seat, fr, row):
         if z != Z_HAND and z != Z_UP:
             return False
         context_nb(m, op, m[fr + F_CARD] if fr >= 0 else -1, g, 0, seat)
-        if decide_nb(m, v, s0, p0, s1, p1, PH_OPTION, seat, 3) == 1:
+        if decide_nb(m, PH_OPTION, seat, 3) == 1:
             discard_nb(m, g)
             return True
         return False
@@ -487,7 +488,7 @@ def guard_nb(m, v, s0, p0, s1, p1, seat, fr, row):
         if cand == 0:
             return False
         context_nb(m, op, m[fr + F_CARD] if fr >= 0 else -1, 0, 0, seat)
-        ch = decide_nb(m, v, s0, p0, s1, p1, PH_SUB, seat, cand | (1 << GBIT_NONE))
+        ch = decide_nb(m, PH_SUB, seat, cand | (1 << GBIT_NONE))
         if ch == GBIT_NONE:
             return False
         discard_nb(m, ch)
@@ -517,8 +518,8 @@ def sacrifice_feasible_nb(m, seat, cid):
 
 
 # ----------------------------------------------------------------------------- steps
-@njit(void(MP, I8A, ST, F8A, ST, F8A, i8, i8, i8), cache=True)
-def _attack_nb(m, v, s0, p0, s1, p1, seat, fr, row):
+@njit(void(MP, i8, i8, i8), cache=True)
+def _attack_nb(m, seat, fr, row):
     """A Physical Attack or a Magic Attack (X) of ``seat`` (or of the acting subordinate), D1."""
     opp = 1 - seat
     op = m[row]
@@ -552,11 +553,11 @@ def _attack_nb(m, v, s0, p0, s1, p1, seat, fr, row):
         kind = DMG_MAGIC
     m[SEAT0 + seat * SEAT_W + O_ATTACKS] += 1
     emit_nb(m, seat, EV_ATTACK, kind, a, d)
-    apply_damage_nb(m, v, s0, p0, s1, p1, seat, opp, base, kind, fr)
+    apply_damage_nb(m, seat, opp, base, kind, fr)
 
 
-@njit(void(MP, I8A, ST, F8A, ST, F8A, i8, i8, i8, i8), cache=True)
-def exec_step_nb(m, v, s0, p0, s1, p1, seat, fr, row, self_g):
+@njit(void(MP, i8, i8, i8, i8), cache=True)
+def exec_step_nb(m, seat, fr, row, self_g):
     """One effect row for ``seat`` (the card's user, the responder, the status's holder) in the
     action of frame ``fr``; ``self_g`` is the slot of the card whose text this is."""
     op = m[row]
@@ -566,9 +567,9 @@ def exec_step_nb(m, v, s0, p0, s1, p1, seat, fr, row, self_g):
     opp = 1 - seat
     sb = SEAT0 + seat * SEAT_W
     if op == DO_PHYS or op == DO_MAGIC:
-        _attack_nb(m, v, s0, p0, s1, p1, seat, fr, row)
+        _attack_nb(m, seat, fr, row)
     elif op == DO_DAMAGE:
-        apply_damage_nb(m, v, s0, p0, s1, p1, seat, seat if a == WHO_SELF else opp, b, DMG_DIRECT, fr)
+        apply_damage_nb(m, seat, seat if a == WHO_SELF else opp, b, DMG_DIRECT, fr)
     elif op == DO_LOSE:
         lose_life_nb(m, seat if a == WHO_SELF else opp, b)
     elif op == DO_GAIN:
@@ -625,7 +626,7 @@ def exec_step_nb(m, v, s0, p0, s1, p1, seat, fr, row, self_g):
         pay = 0
         if remaining_nb(m, actor) >= b and not (actor == 1 and m[M_SOLO] != 0):  # Maria/an Idea has no cost
             context_nb(m, op, m[SLOT0 + self_g * SLOT_W + L_CARD] if self_g >= 0 else -1, b, 0, seat)
-            pay = decide_nb(m, v, s0, p0, s1, p1, PH_PAY, actor, 3)
+            pay = decide_nb(m, PH_PAY, actor, 3)
         if pay == 1:
             m[SEAT0 + actor * SEAT_W + O_SPENT] += b
             emit_nb(m, actor, EV_PAY, b, 0, 0)
@@ -674,7 +675,7 @@ def exec_step_nb(m, v, s0, p0, s1, p1, seat, fr, row, self_g):
             if hand == 0 or m[S_DONE]:
                 break
             context_nb(m, op, m[fr + F_CARD], 0, 0, seat)
-            ch = decide_nb(m, v, s0, p0, s1, p1, PH_HAND, opp, hand)
+            ch = decide_nb(m, PH_HAND, opp, hand)
             discard_nb(m, opp * SLOTS + ch)
     elif op == DO_REVEAL_DISCARD:
         ob = SEAT0 + opp * SEAT_W
@@ -686,18 +687,18 @@ def exec_step_nb(m, v, s0, p0, s1, p1, seat, fr, row, self_g):
             else:
                 for _ in range(b):
                     context_nb(m, op, m[fr + F_CARD], 0, 0, seat)
-                    ch = decide_nb(m, v, s0, p0, s1, p1, PH_HAND, opp, hand & ~revealed)
+                    ch = decide_nb(m, PH_HAND, opp, hand & ~revealed)
                     revealed |= 1 << ch
             m[ob + O_REVEALED] |= revealed
             emit_nb(m, opp, EV_REVEAL, revealed, 0, 0)
             context_nb(m, op, m[fr + F_CARD], revealed, 0, seat)
-            ch = decide_nb(m, v, s0, p0, s1, p1, PH_REVEALED, seat, revealed)
+            ch = decide_nb(m, PH_REVEALED, seat, revealed)
             discard_nb(m, opp * SLOTS + ch)
     elif op == DO_DISCARD_SUB:
         cand = subs_matching_nb(m, seat, a)
         if cand:
             context_nb(m, op, m[fr + F_CARD] if fr >= 0 else -1, 0, 0, seat)
-            discard_nb(m, decide_nb(m, v, s0, p0, s1, p1, PH_SUB, seat, cand))
+            discard_nb(m, decide_nb(m, PH_SUB, seat, cand))
     elif op == DO_DISCARD_SET:
         lim = b + (m[fr + F_X] if c else 0)
         x = m[SEAT0 + opp * SEAT_W + O_SET]
@@ -710,7 +711,7 @@ def exec_step_nb(m, v, s0, p0, s1, p1, seat, fr, row, self_g):
                 cand |= 1 << g
         if cand:
             context_nb(m, op, m[fr + F_CARD], lim, 0, seat)
-            discard_nb(m, decide_nb(m, v, s0, p0, s1, p1, PH_SET_CARD, seat, cand))
+            discard_nb(m, decide_nb(m, PH_SET_CARD, seat, cand))
     elif op == DO_SKIP_LIST_CARD:  # solo (Mocking Picaresque): a sword card of Maria's Action List
         if m[M_SOLO] == SOLO_MARIA:
             cand = 0
@@ -719,7 +720,7 @@ def exec_step_nb(m, v, s0, p0, s1, p1, seat, fr, row, self_g):
             cand &= ~m[SOLO0 + SO_SKIP]
             if cand:
                 context_nb(m, op, m[fr + F_CARD], 0, 0, seat)
-                r = decide_nb(m, v, s0, p0, s1, p1, PH_LIST_PICK, seat, cand)
+                r = decide_nb(m, PH_LIST_PICK, seat, cand)
                 m[SOLO0 + SO_SKIP] |= 1 << r
                 emit_nb(m, seat, EV_SO_SKIP, r, 0, 0)
     elif op == DO_SKIP_IDEA_ACTION:  # solo (Bone-Ringing Machete, Dispel Weiss): an Idea's action, next turn
@@ -731,7 +732,7 @@ def exec_step_nb(m, v, s0, p0, s1, p1, seat, fr, row, self_g):
                     j = lowest_bit_nb(cand)
                 else:
                     context_nb(m, op, m[fr + F_CARD], 0, 0, seat)
-                    j = decide_nb(m, v, s0, p0, s1, p1, PH_IDEA_ACTION, seat, cand)
+                    j = decide_nb(m, PH_IDEA_ACTION, seat, cand)
                 m[SOLO0 + SO_ISKIP] |= 1 << j
                 emit_nb(m, seat, EV_SO_SKIP, j, 1, m[SOLO0 + SO_IDEA])
     elif op == DO_WIN:
@@ -741,8 +742,8 @@ def exec_step_nb(m, v, s0, p0, s1, p1, seat, fr, row, self_g):
         emit_nb(m, seat, EV_WIN, m[fr + F_CARD], 0, 0)
 
 
-@njit(void(MP, I8A, ST, F8A, ST, F8A, i8, i8, i8, i8, i8), cache=True)
-def run_rows_nb(m, v, s0, p0, s1, p1, seat, fr, start, n, self_g):
+@njit(void(MP, i8, i8, i8, i8, i8), cache=True)
+def run_rows_nb(m, seat, fr, start, n, self_g):
     """Run ``n`` program rows from ``start`` for ``seat`` (responses, Sacrifices, statuses,
     after-the-attack effects: lists without nested actions)."""
     pc = start
@@ -753,9 +754,9 @@ def run_rows_nb(m, v, s0, p0, s1, p1, seat, fr, start, n, self_g):
         if op == DO_JUMP:
             pc += 1 + m[row + P_A]
         elif op <= LAST_GUARD:
-            pc += 1 if guard_nb(m, v, s0, p0, s1, p1, seat, fr, row) else 1 + m[row + P_THEN]
+            pc += 1 if guard_nb(m, seat, fr, row) else 1 + m[row + P_THEN]
         else:
-            exec_step_nb(m, v, s0, p0, s1, p1, seat, fr, row, self_g)
+            exec_step_nb(m, seat, fr, row, self_g)
             pc += 1
 
 
@@ -773,8 +774,8 @@ def response_ok_nb(m, q, cid, fr):
     return True
 
 
-@njit(void(MP, I8A, ST, F8A, ST, F8A, i8), cache=True)
-def respond_nb(m, v, s0, p0, s1, p1, fr):
+@njit(void(MP, i8), cache=True)
+def respond_nb(m, fr):
     """GG 5.2 step 4: the defending seat turns up eligible face-down cards one at a time, its
     strategy deciding before each (R2); offered only while the action is not negated (D7)."""
     q = 1 - m[fr + F_SEAT]
@@ -792,7 +793,7 @@ def respond_nb(m, v, s0, p0, s1, p1, fr):
         if cand == 0:
             return
         context_nb(m, PH_RESPOND, answered, m[fr + F_SYM], m[fr + F_KIND], m[fr + F_SEAT])
-        ch = decide_nb(m, v, s0, p0, s1, p1, PH_RESPOND, q, cand | (1 << BIT_END))
+        ch = decide_nb(m, PH_RESPOND, q, cand | (1 << BIT_END))
         if ch == BIT_END:
             return
         g = q * SLOTS + ch
@@ -800,13 +801,13 @@ def respond_nb(m, v, s0, p0, s1, p1, fr):
         to_zone_nb(m, g, Z_FLIPPED)
         m[qb + O_RESPONDED] += 1
         emit_nb(m, q, EV_RESPOND, cid, answered, m[fr + F_ACTION])
-        run_rows_nb(m, v, s0, p0, s1, p1, q, fr, card_nb(m, cid, C_EFF), card_nb(m, cid, C_EFF_N), g)
+        run_rows_nb(m, q, fr, card_nb(m, cid, C_EFF), card_nb(m, cid, C_EFF_N), g)
         if card_nb(m, cid, C_AFTER_N) > 0:
             m[fr + F_PEND] |= 1 << g
 
 
-@njit(void(MP, I8A, ST, F8A, ST, F8A, i8), cache=True)
-def solo_respond_nb(m, v, s0, p0, s1, p1, fr):
+@njit(void(MP, i8), cache=True)
+def solo_respond_nb(m, fr):
     """Solo: the scripted seat's Response List answers the player's action (NT solo: "process the effects
     in order from the card at the head of the Response List"): each responder whose symbols include the
     action's and whose conditions hold resolves, head first, while the action is not negated; a Limited
@@ -830,7 +831,7 @@ def solo_respond_nb(m, v, s0, p0, s1, p1, fr):
         if sc >= 0:
             m[SOLO0 + SO_DONE_ONCE] |= 1 << sc
         emit_nb(m, 1, EV_SO_RESP, rs, m[fr + F_CARD], m[fr + F_ACTION])
-        run_rows_nb(m, v, s0, p0, s1, p1, 1, fr, m[at + RS_EFF], m[at + RS_EFF_N], -1)
+        run_rows_nb(m, 1, fr, m[at + RS_EFF], m[at + RS_EFF_N], -1)
         if m[at + RS_LIMITED]:
             n = m[SOLO0 + SO_RLIST_N]
             for k in range(i, n - 1):
@@ -843,8 +844,8 @@ def solo_respond_nb(m, v, s0, p0, s1, p1, fr):
             i += 1
 
 
-@njit(void(MP, I8A, ST, F8A, ST, F8A, i8), cache=True)
-def amulet_nb(m, v, s0, p0, s1, p1, fr):
+@njit(void(MP, i8), cache=True)
+def amulet_nb(m, fr):
     """Solo campaign: the player may answer the Idea's action with an amulet (0 cost, not set face down,
     removed after use), one at a time, its strategy deciding before each (like R2)."""
     while m[fr + F_NEG] == 0 and m[S_DONE] == 0:
@@ -859,7 +860,7 @@ def amulet_nb(m, v, s0, p0, s1, p1, fr):
         if cand == 0:
             return
         context_nb(m, PH_AMULET, m[fr + F_CARD], m[fr + F_SYM], m[fr + F_ACTION], 1)
-        k = decide_nb(m, v, s0, p0, s1, p1, PH_AMULET, 0, cand | (1 << BIT_END))
+        k = decide_nb(m, PH_AMULET, 0, cand | (1 << BIT_END))
         if k == BIT_END:
             return
         cid = m[SOLO0 + SO_AMULET_ID + k]
@@ -867,7 +868,7 @@ def amulet_nb(m, v, s0, p0, s1, p1, fr):
         m[SOLO0 + SO_AMULET_USED] |= 1 << k
         m[SEAT0 + O_RESPONDED] += 1
         emit_nb(m, 0, EV_SO_AMULET, cid, m[fr + F_CARD], m[fr + F_ACTION])
-        run_rows_nb(m, v, s0, p0, s1, p1, 0, fr, card_nb(m, cid, C_EFF), card_nb(m, cid, C_EFF_N), -1)
+        run_rows_nb(m, 0, fr, card_nb(m, cid, C_EFF), card_nb(m, cid, C_EFF_N), -1)
 
 
 # ----------------------------------------------------------------------------- one action
@@ -888,8 +889,8 @@ def push_nb(m, kind, seat, cid, g, subg, aid, cost):
     m[S_QTAIL] = t + 1
 
 
-@njit(void(MP, I8A, ST, F8A, ST, F8A, i8, i8, i8, i8, i8, i8, i8), cache=True)
-def one_action_nb(m, v, s0, p0, s1, p1, kind, seat, cid, g, subg, aid, cost_override):
+@njit(void(MP, i8, i8, i8, i8, i8, i8, i8), cache=True)
+def one_action_nb(m, kind, seat, cid, g, subg, aid, cost_override):
     """One action of ``seat`` through GG 5.2's steps (module docstring).
 
     ``kind``: K_CARD (card ``cid`` in slot ``g`` was put out; ``cost_override`` >= 0: a reuse
@@ -907,7 +908,7 @@ def one_action_nb(m, v, s0, p0, s1, p1, kind, seat, cid, g, subg, aid, cost_over
         at = ACTIONS_AT + aid * A_WIDTH
         if m[at + A_SYM] == SYM_CHOICE:
             context_nb(m, DO_CHOOSE_ONE, cid, m[at + A_NCH], at + A_CH, seat)  # B: where the choices' ids are
-            aid = m[at + A_CH + decide_nb(m, v, s0, p0, s1, p1, PH_MODE, seat, (1 << m[at + A_NCH]) - 1)]
+            aid = m[at + A_CH + decide_nb(m, PH_MODE, seat, (1 << m[at + A_NCH]) - 1)]
             emit_nb(m, seat, EV_MODE, cid, aid, 0)
         emit_nb(m, seat, EV_SUBACT, cid, aid, subg)
     fr = FRAMES
@@ -938,7 +939,7 @@ def one_action_nb(m, v, s0, p0, s1, p1, kind, seat, cid, g, subg, aid, cost_over
             for xx in range(lo, hi + 1):
                 mask |= 1 << xx
             context_nb(m, PH_X, cid, lo, hi, seat)
-            x = decide_nb(m, v, s0, p0, s1, p1, PH_X, seat, mask) if mask else lo
+            x = decide_nb(m, PH_X, seat, mask) if mask else lo
             cost = x
         else:
             base = action_cost_nb(m, seat, card_nb(m, cid, C_COST), sym)
@@ -960,7 +961,7 @@ def one_action_nb(m, v, s0, p0, s1, p1, kind, seat, cid, g, subg, aid, cost_over
                             ok |= 1 << sg
                     if ok:
                         context_nb(m, op, cid, base - reduction, rem, seat)
-                        ch = decide_nb(m, v, s0, p0, s1, p1, PH_SUB, seat, ok if must else ok | (1 << GBIT_NONE))
+                        ch = decide_nb(m, PH_SUB, seat, ok if must else ok | (1 << GBIT_NONE))
                         if ch != GBIT_NONE:
                             sc = m[SLOT0 + ch * SLOT_W + L_CARD]
                             if m[row + P_B]:
@@ -974,7 +975,7 @@ def one_action_nb(m, v, s0, p0, s1, p1, kind, seat, cid, g, subg, aid, cost_over
                     for xx in range(left + 1):
                         mask |= 1 << xx
                     context_nb(m, op, cid, 0, left, seat)
-                    x = decide_nb(m, v, s0, p0, s1, p1, PH_X, seat, mask) if left > 0 else 0
+                    x = decide_nb(m, PH_X, seat, mask) if left > 0 else 0
             cost = base - reduction
             cost = (cost if cost > 0 else 0) + x
         m[sb + O_SPENT] += cost
@@ -983,7 +984,7 @@ def one_action_nb(m, v, s0, p0, s1, p1, kind, seat, cid, g, subg, aid, cost_over
         emit_nb(m, seat, EV_USE, cid, cost, g)
         if card_nb(m, cid, C_SAC_N) > 0:  # Sacrifice, at once with the cost; never negated
             emit_nb(m, seat, EV_SACRIFICE, cid, 0, 0)
-            run_rows_nb(m, v, s0, p0, s1, p1, seat, fr, card_nb(m, cid, C_SAC), card_nb(m, cid, C_SAC_N), g)
+            run_rows_nb(m, seat, fr, card_nb(m, cid, C_SAC), card_nb(m, cid, C_SAC_N), g)
             if check_ko_nb(m):
                 return
     else:
@@ -1000,7 +1001,7 @@ def one_action_nb(m, v, s0, p0, s1, p1, kind, seat, cid, g, subg, aid, cost_over
             emit_nb(m, seat, EV_SO_ACT, cid, aid, g)
         if m[at + A_SAC_N] > 0:  # Compensation, with the (absent) cost; never negated
             emit_nb(m, seat, EV_SACRIFICE, -1 - aid, 0, 0)
-            run_rows_nb(m, v, s0, p0, s1, p1, seat, fr, m[at + A_SAC], m[at + A_SAC_N], -1)
+            run_rows_nb(m, seat, fr, m[at + A_SAC], m[at + A_SAC_N], -1)
             if check_ko_nb(m):
                 return
     m[fr + F_SYM] = sym
@@ -1016,13 +1017,13 @@ def one_action_nb(m, v, s0, p0, s1, p1, kind, seat, cid, g, subg, aid, cost_over
         m[S_SYM_USED] |= 1 << sym
     # 4. responses
     if m[fr + F_NEG] == 0 and not noresp and sym <= SYM_SUPPORT and m[SEAT0 + opp * SEAT_W + O_DOWN] != 0:
-        respond_nb(m, v, s0, p0, s1, p1, fr)
+        respond_nb(m, fr)
     if m[M_SOLO] != 0 and m[fr + F_NEG] == 0 and not noresp and sym <= SYM_SUPPORT and m[S_DONE] == 0:
         if opp == 1:
             if m[SOLO0 + SO_RLIST_N] > 0:
-                solo_respond_nb(m, v, s0, p0, s1, p1, fr)
+                solo_respond_nb(m, fr)
         elif m[M_SOLO] == SOLO_CAMPAIGN and m[SOLO0 + SO_AMULETS] != 0:
-            amulet_nb(m, v, s0, p0, s1, p1, fr)
+            amulet_nb(m, fr)
     self_g = -1 if kind == K_SOLO else g
     # 5-14 the effect, then (15) after-the-attack effects, then (16) immediately-after rows
     for part in range(2):
@@ -1030,13 +1031,13 @@ def one_action_nb(m, v, s0, p0, s1, p1, kind, seat, cid, g, subg, aid, cost_over
             while m[SOLO0 + SO_SETTRIG] > 0 and m[S_DONE] == 0:  # solo: the Idea's Set Area trigger (Prodia)
                 m[SOLO0 + SO_SETTRIG] -= 1
                 ib = IDEA_AT + m[SOLO0 + SO_IDEA] * ID_WIDTH
-                run_rows_nb(m, v, s0, p0, s1, p1, 1, fr, m[ib + ID_SET], m[ib + ID_SET_N], -1)
+                run_rows_nb(m, 1, fr, m[ib + ID_SET], m[ib + ID_SET_N], -1)
             pend = m[fr + F_PEND]
             while pend:
                 rg = lowest_bit_nb(pend)
                 pend &= pend - 1
                 rc = m[SLOT0 + rg * SLOT_W + L_CARD]
-                run_rows_nb(m, v, s0, p0, s1, p1, rg // SLOTS, fr, card_nb(m, rc, C_AFTER), card_nb(m, rc, C_AFTER_N),
+                run_rows_nb(m, rg // SLOTS, fr, card_nb(m, rc, C_AFTER), card_nb(m, rc, C_AFTER_N),
                             rg)
             if check_ko_nb(m) or kind != K_CARD:
                 break
@@ -1053,7 +1054,7 @@ def one_action_nb(m, v, s0, p0, s1, p1, kind, seat, cid, g, subg, aid, cost_over
                 pc += 1 + m[row + P_A]
                 continue
             if op <= LAST_GUARD:
-                pc += 1 if guard_nb(m, v, s0, p0, s1, p1, seat, fr, row) else 1 + m[row + P_THEN]
+                pc += 1 if guard_nb(m, seat, fr, row) else 1 + m[row + P_THEN]
                 continue
             if op == DO_PERFORM:  # "you may perform [cost, symbol] ..." (Dazzle)
                 sa = m[row + P_A]
@@ -1063,13 +1064,13 @@ def one_action_nb(m, v, s0, p0, s1, p1, kind, seat, cid, g, subg, aid, cost_over
                     yes = 1
                     if m[row + P_C]:
                         context_nb(m, op, cid, sa, 0, seat)
-                        yes = decide_nb(m, v, s0, p0, s1, p1, PH_OPTION, seat, 3)
+                        yes = decide_nb(m, PH_OPTION, seat, 3)
                     if yes == 1:
                         push_nb(m, K_SUBACTION, seat, cid, g, -1, sa, -1)
             elif op == DO_CHOOSE_ONE:  # each mode is an action of its own symbol
                 n = m[row + P_A]
                 context_nb(m, op, cid, n, row + P_B, seat)  # B: where the modes' action ids are
-                ch = decide_nb(m, v, s0, p0, s1, p1, PH_MODE, seat, (1 << n) - 1)
+                ch = decide_nb(m, PH_MODE, seat, (1 << n) - 1)
                 sa = m[row + P_B + ch]
                 emit_nb(m, seat, EV_MODE, cid, sa, 0)
                 push_nb(m, K_SUBACTION, seat, cid, g, -1, sa, -1)
@@ -1084,7 +1085,7 @@ def one_action_nb(m, v, s0, p0, s1, p1, kind, seat, cid, g, subg, aid, cost_over
                         cand |= 1 << sg
                 if cand:
                     context_nb(m, op, cid, 0, 0, seat)
-                    sg = decide_nb(m, v, s0, p0, s1, p1, PH_SUB, seat, cand | (1 << GBIT_NONE))
+                    sg = decide_nb(m, PH_SUB, seat, cand | (1 << GBIT_NONE))
                     if sg != GBIT_NONE:
                         s = m[SLOT0 + sg * SLOT_W + L_SUB]
                         for j in range(sub_nb(m, s, SB_NACT)):
@@ -1095,22 +1096,22 @@ def one_action_nb(m, v, s0, p0, s1, p1, kind, seat, cid, g, subg, aid, cost_over
                 if (g >= 0 and m[SLOT0 + g * SLOT_W + L_ZONE] == Z_UP and (m[sb + O_SEALED] >> cid) & 1 == 0
                         and remaining_nb(m, seat) >= b):
                     context_nb(m, op, cid, b, 0, seat)
-                    if decide_nb(m, v, s0, p0, s1, p1, PH_OPTION, seat, 3) == 1:
+                    if decide_nb(m, PH_OPTION, seat, 3) == 1:
                         emit_nb(m, seat, EV_REUSE, cid, b, g)
                         push_nb(m, K_CARD, seat, cid, g, -1, -1, b)
             else:
-                exec_step_nb(m, v, s0, p0, s1, p1, seat, fr, row, self_g)
+                exec_step_nb(m, seat, fr, row, self_g)
             pc += 1
 
 
-@njit(void(MP, I8A, ST, F8A, ST, F8A), cache=True)
-def run_queue_nb(m, v, s0, p0, s1, p1):
+@njit(void(MP), cache=True)
+def run_queue_nb(m):
     """Run the queued actions in order (each may queue more) until none is left or the game ends."""
     h = 0
     while h < m[S_QTAIL] and m[S_DONE] == 0:
         q = QUEUE + h * Q_W
         h += 1
-        one_action_nb(m, v, s0, p0, s1, p1, m[q + Q_KIND], m[q + Q_SEAT], m[q + Q_CARD], m[q + Q_SLOT],
+        one_action_nb(m, m[q + Q_KIND], m[q + Q_SEAT], m[q + Q_CARD], m[q + Q_SLOT],
                       m[q + Q_SUB], m[q + Q_ACTION], m[q + Q_COST])
     m[S_QTAIL] = 0
 
@@ -1155,9 +1156,6 @@ def action_mask_nb(m, seat):
     sb = SEAT0 + seat * SEAT_W
     rem = m[sb + O_VOLT] + m[sb + O_BONUS] - m[sb + O_SPENT]
     sealed = m[sb + O_SEALED] | m[M_FORBID + seat]
-    cm0 = m[sb + O_COSTMOD_T]
-    cm1 = m[sb + O_COSTMOD_T + 1]
-    cm2 = m[sb + O_COSTMOD_T + 2]
     mask = 1 << BIT_END
     x = m[sb + O_HAND]
     while x:
@@ -1171,15 +1169,15 @@ def action_mask_nb(m, seat):
             if usable_nb(m, seat, ls):
                 mask |= 1 << ls
             continue
-        t = (d >> 8) & 255
-        c = (d & 255) + (cm0 if t == 0 else (cm1 if t == 1 else (cm2 if t == 2 else 0)))
-        if c <= rem:
-            mask |= 1 << ls
+        # the cost plus its symbol's until-end-of-turn modifier (a word that is 0 for the other types):
+        # no branch on the card's type, which a random hand would mispredict
+        c = (d & 255) + m[sb + ((d >> 8) & 255)]
+        mask |= (1 if c <= rem else 0) << ls
     return mask
 
 
 @njit(cache=True, inline='always')
-def use_card_nb(m, v, s0, p0, s1, p1, seat, ls):
+def use_card_nb(m, seat, ls):
     """Put out the card of local slot ``ls``: a Response face down for response_cost (T4), any
     other face up, then its action (``one_action_nb``)."""
     g = seat * SLOTS + ls
@@ -1202,11 +1200,11 @@ def use_card_nb(m, v, s0, p0, s1, p1, seat, ls):
     to_zone_nb(m, g, Z_UP)
     m[sb + O_REVEALED] |= 1 << ls
     push_nb(m, K_CARD, seat, cid, g, -1, -1, -1)
-    run_queue_nb(m, v, s0, p0, s1, p1)
+    run_queue_nb(m)
 
 
-@njit(void(MP, I8A, ST, F8A, ST, F8A, i8), cache=True)
-def coin_exchange_nb(m, v, s0, p0, s1, p1, seat):
+@njit(void(MP, i8), cache=True)
+def coin_exchange_nb(m, seat):
     """The gold-coin exchange at turn start (U6), not an action: hand cards to place (their coins
     fitting the Set Area's), then Set Area coin cards to return until they cover them."""
     sb = SEAT0 + seat * SEAT_W
@@ -1228,7 +1226,7 @@ def coin_exchange_nb(m, v, s0, p0, s1, p1, seat):
         if cand == 0:
             break
         context_nb(m, PH_COIN_PLACE, -1, budget, 0, seat)
-        ch = decide_nb(m, v, s0, p0, s1, p1, PH_COIN_PLACE, seat, cand | (1 << BIT_END))
+        ch = decide_nb(m, PH_COIN_PLACE, seat, cand | (1 << BIT_END))
         if ch == BIT_END:
             break
         placed |= 1 << ch
@@ -1249,7 +1247,7 @@ def coin_exchange_nb(m, v, s0, p0, s1, p1, seat):
         if cand == 0:
             break
         context_nb(m, PH_COIN_RETURN, -1, need, got, seat)
-        ch = decide_nb(m, v, s0, p0, s1, p1, PH_COIN_RETURN, seat, cand | ((1 << GBIT_NONE) if got >= need else 0))
+        ch = decide_nb(m, PH_COIN_RETURN, seat, cand | ((1 << GBIT_NONE) if got >= need else 0))
         if ch == GBIT_NONE:
             break
         taken |= 1 << ch
@@ -1269,8 +1267,8 @@ def coin_exchange_nb(m, v, s0, p0, s1, p1, seat):
 
 
 # ----------------------------------------------------------------------------- the turn
-@njit(void(MP, I8A, ST, F8A, ST, F8A, i8), cache=True)
-def turn_start_nb(m, v, s0, p0, s1, p1, seat):
+@njit(void(MP, i8), cache=True)
+def turn_start_nb(m, seat):
     """T1: Voltage (or Burst), the gold-coin exchange, attached statuses, then subordinates."""
     m[S_ACTIVE] = seat
     m[S_PHASE] = 1
@@ -1287,7 +1285,7 @@ def turn_start_nb(m, v, s0, p0, s1, p1, seat):
         m[sb + O_VOLT] += 1
         emit_nb(m, seat, EV_TURN, m[sb + O_VOLT], 1 if night_nb(m) else 0, 0)
     if m[sb + O_COINS] > 0:
-        coin_exchange_nb(m, v, s0, p0, s1, p1, seat)
+        coin_exchange_nb(m, seat)
     # attached statuses with start-of-turn effects, in the order they were attached (a card under a Seal
     # too, with rules.sealed_attachment_counts), then subordinates in the order they entered (T1)
     for stage in range(2):
@@ -1332,7 +1330,7 @@ def turn_start_nb(m, v, s0, p0, s1, p1, seat):
                 m[fr + F_SUB] = -1
                 m[fr + F_ACTION] = -1
                 m[fr + F_KIND] = K_SUBACTION
-                run_rows_nb(m, v, s0, p0, s1, p1, seat, fr, m[STATUS_AT + st * ST_WIDTH + ST_TOS],
+                run_rows_nb(m, seat, fr, m[STATUS_AT + st * ST_WIDTH + ST_TOS],
                             m[STATUS_AT + st * ST_WIDTH + ST_TOS_N], best)
                 check_ko_nb(m)
             else:
@@ -1340,19 +1338,19 @@ def turn_start_nb(m, v, s0, p0, s1, p1, seat):
                 s = m[sl + L_SUB]
                 for j in range(sub_nb(m, s, SB_NACT)):
                     push_nb(m, K_SUB, seat, m[sl + L_CARD], best, best, sub_nb(m, s, SB_ACT + j), -1)
-                run_queue_nb(m, v, s0, p0, s1, p1)
+                run_queue_nb(m)
     m[S_PHASE] = 2
 
 
 @njit(cache=True, inline='always')
-def action_step_nb(m, v, s0, p0, s1, p1, seat):
+def action_step_nb(m, seat):
     """One decision of the action phase: a card is used (returns its local slot) or END (-1)."""
     mask = action_mask_nb(m, seat)
     context_nb(m, PH_ACTION, -1, remaining_nb(m, seat), 0, seat)
-    ch = decide_nb(m, v, s0, p0, s1, p1, PH_ACTION, seat, mask)
+    ch = decide_nb(m, PH_ACTION, seat, mask)
     if ch == BIT_END or m[S_DONE]:
         return -1
-    use_card_nb(m, v, s0, p0, s1, p1, seat, ch)
+    use_card_nb(m, seat, ch)
     return ch
 
 
@@ -1450,8 +1448,8 @@ def give_card_nb(m, seat, ls, cid):
         emit_nb(m, seat, EV_HAND, cid, ls, 0)
 
 
-@njit(void(MP, I8A, ST, F8A, ST, F8A, i8, i8, i8, i8), cache=True)
-def draft_nb(m, v, s0, p0, s1, p1, seat, phase, picks, first_slot):
+@njit(void(MP, i8, i8, i8, i8), cache=True)
+def draft_nb(m, seat, phase, picks, first_slot):
     """``picks`` choices by card number from ``seat``'s draft counts (PH_KEEP: into the hand
     from local slot ``first_slot`` on; PH_BAN: removed)."""
     base = DRAFT + seat * N_IDS
@@ -1466,7 +1464,7 @@ def draft_nb(m, v, s0, p0, s1, p1, seat, phase, picks, first_slot):
             return
         context_nb(m, phase, -1, picks - k, 0, seat)
         ask = mask & ~keep_out
-        n = decide_nb(m, v, s0, p0, s1, p1, phase, seat, ask if ask else mask)
+        n = decide_nb(m, phase, seat, ask if ask else mask)
         m[base + n] -= 1
         if m[base + n] == 0:
             mask &= ~(1 << n)
@@ -1488,8 +1486,8 @@ def shuffle_pool_nb(m, src, n):
         m[POOL + j] = t
 
 
-@njit(void(MP, I8A, ST, F8A, ST, F8A), cache=True)
-def setup_game_nb(m, v, s0, p0, s1, p1):
+@njit(void(MP), cache=True)
+def setup_game_nb(m):
     """S1-S7: hands by the setup in the SETUP table, breathing cards, the first player.
 
     SU_SWAP = 1 exchanges the seats' deals: seat 1 gets what seat 2 would have been dealt and the other
@@ -1508,7 +1506,7 @@ def setup_game_nb(m, v, s0, p0, s1, p1):
             for k in range(deal):
                 m[DRAFT + p * N_IDS + m[POOL + (p ^ sw) * deal + k]] += 1
         for i in range(2):
-            draft_nb(m, v, s0, p0, s1, p1, i ^ sw, PH_KEEP, hand, 0)
+            draft_nb(m, i ^ sw, PH_KEEP, hand, 0)
     elif mode == SM_SPLIT_RANDOM:
         for i in range(2):
             shuffle_pool_nb(m, su + (SU_LIST0 if i == 0 else SU_LIST1), m[su + (SU_N0 if i == 0 else SU_N1)])
@@ -1522,13 +1520,13 @@ def setup_game_nb(m, v, s0, p0, s1, p1):
                 m[DRAFT + p * N_IDS + m[lst + k]] += 1
         if mode == SM_BAN:
             for i in range(2):
-                draft_nb(m, v, s0, p0, s1, p1, i ^ sw, PH_BAN, m[RULES_AT + R_BAN], 0)
+                draft_nb(m, i ^ sw, PH_BAN, m[RULES_AT + R_BAN], 0)
             for n in range(N_IDS):  # each hands the rest of its deck to the other
                 t = m[DRAFT + n]
                 m[DRAFT + n] = m[DRAFT + N_IDS + n]
                 m[DRAFT + N_IDS + n] = t
         for i in range(2):
-            draft_nb(m, v, s0, p0, s1, p1, i ^ sw, PH_KEEP, hand, 0)
+            draft_nb(m, i ^ sw, PH_KEEP, hand, 0)
     else:  # SM_FIXED
         for p in range(2):
             q = p ^ sw
@@ -1556,13 +1554,13 @@ def setup_game_nb(m, v, s0, p0, s1, p1):
 
 # ----------------------------------------------------------------------------- the game
 @njit(cache=True, inline='always')
-def play_game_nb(m, v, s0, p0, s1, p1):
+def play_game_nb(m):
     """Turns until a defeat, a special win, an illegal choice or the turn cap."""
     seat = m[S_FIRST]
     while m[S_DONE] == 0:
-        turn_start_nb(m, v, s0, p0, s1, p1, seat)
+        turn_start_nb(m, seat)
         while m[S_DONE] == 0:
-            if action_step_nb(m, v, s0, p0, s1, p1, seat) < 0:
+            if action_step_nb(m, seat) < 0:
                 break
         if m[S_DONE]:
             break
@@ -1613,17 +1611,15 @@ def _simulate_chunk(machine, start, count, key, strat0, params0, strat1, params1
 
     Game ``g`` is seeded from ``(key, g)`` alone, so any chunking gives the same rows. The setup
     (mode, card lists, first player) is in the machine's SETUP table, written by game.py."""
-    # ``machine`` and the params stay alive for the whole call: the views need no reference counts
-    v = unmanaged_view_nb(machine)
+    # ``machine``, the params and the strategies stay alive for the whole call: the machine holds their addresses
     m = as_machine_nb(machine)
-    params0 = unmanaged_nb(params0)
-    params1 = unmanaged_nb(params1)
+    bind_strategies_nb(m, machine.size, strat0, params0, strat1, params1)
     for i in range(count):
         g = start + i
         seed_nb(m, M_RNG, key, g)
-        setup_game_nb(m, v, strat0, params0, strat1, params1)
+        setup_game_nb(m)
         if not m[S_DONE]:
-            play_game_nb(m, v, strat0, params0, strat1, params1)
+            play_game_nb(m)
         write_record_nb(out, i, g, m, sid0, sid1)
 
 
@@ -1647,18 +1643,18 @@ def _step(machine, what, seat, arg, s0, p0, s1, p1):
     """One step of a game on ``machine`` through the same kernels as ``play_game_nb``: STEP_SETUP,
     STEP_TURN_START, STEP_ACTION (the strategy picks; returns the local slot used or -1 for END),
     STEP_USE (local slot ``arg``, no legality check: see ``action_mask``), STEP_END_TURN."""
-    v = unmanaged_view_nb(machine)
     m = as_machine_nb(machine)
+    bind_strategies_nb(m, machine.size, s0, p0, s1, p1)
     if what == STEP_SETUP:
-        setup_game_nb(m, v, s0, p0, s1, p1)
+        setup_game_nb(m)
         return 0
     if what == STEP_TURN_START:
-        turn_start_nb(m, v, s0, p0, s1, p1, seat)
+        turn_start_nb(m, seat)
         return 0
     if what == STEP_ACTION:
-        return action_step_nb(m, v, s0, p0, s1, p1, seat)
+        return action_step_nb(m, seat)
     if what == STEP_USE:
-        use_card_nb(m, v, s0, p0, s1, p1, seat, arg)
+        use_card_nb(m, seat, arg)
         return arg
     if what == STEP_END_TURN:
         end_turn_nb(m, seat)

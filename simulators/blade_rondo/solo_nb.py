@@ -32,6 +32,7 @@ from simulators.blade_rondo.effects_nb import (
     F8A,
     I8A,
     ST,
+    bind_strategies_nb,
     decide_nb,
     emit_nb,
     night_nb,
@@ -193,8 +194,8 @@ from simulators.blade_rondo.enums import (
     SU_LIST0,
     SU_LIST1,
     SU_MODE,
-    SU_SOLO,
     SU_N0,
+    SU_SOLO,
     SYM_PREP,
     Z_HAND,
     campaign_dt,
@@ -213,7 +214,7 @@ from simulators.blade_rondo.rules_nb import (
     use_card_nb,
 )
 from simulators.common.memory_nb import MACHINE_PTR as MP
-from simulators.common.memory_nb import as_machine_nb, unmanaged_nb, unmanaged_view_nb
+from simulators.common.memory_nb import as_machine_nb
 from simulators.common.rng_nb import rand_below_nb, seed_nb
 
 MARIA_RECORDS_T = types.Array(from_dtype(maria_dt), 1, "C")
@@ -277,8 +278,8 @@ def maria_draw_nb(m):
         _list_append_nb(m, r)
 
 
-@njit(void(MP, I8A, ST, F8A, ST, F8A), cache=True)
-def maria_actions_nb(m, v, s0, p0, s1, p1):
+@njit(void(MP), cache=True)
+def maria_actions_nb(m):
     """Maria's turn after its start: the draw, then the Action List from the head (NT solo rules 2-3)."""
     so = SOLO0
     exception = m[so + SO_FIRST_TEST] == 1 and m[S_TURN] == 0
@@ -301,8 +302,8 @@ def maria_actions_nb(m, v, s0, p0, s1, p1):
             m[so + SO_USED_T] |= bit
             m[so + SO_DONE_ONCE] |= bit
             for j in range(sc_nb(m, r, SC_NACT)):
-                one_action_nb(m, v, s0, p0, s1, p1, K_SOLO, 1, r, pos, -1, sc_nb(m, r, SC_ACT + j), -1)
-                run_queue_nb(m, v, s0, p0, s1, p1)
+                one_action_nb(m, K_SOLO, 1, r, pos, -1, sc_nb(m, r, SC_ACT + j), -1)
+                run_queue_nb(m)
                 if m[S_DONE]:
                     return
         pos += 1
@@ -330,8 +331,8 @@ def maria_end_nb(m):
     m[so + SO_SKIP] = 0
 
 
-@njit(void(MP, I8A, ST, F8A, ST, F8A), cache=True)
-def maria_setup_nb(m, v, s0, p0, s1, p1):
+@njit(void(MP), cache=True)
+def maria_setup_nb(m):
     """Solo setup: the player's 7 (dealt 15 and drafted, or given), second with Attack 1 and Pulse; Maria's
     parameters and shuffled deck, her card alone in the Action List."""
     init_state_nb(m)
@@ -342,7 +343,7 @@ def maria_setup_nb(m, v, s0, p0, s1, p1):
         shuffle_pool_nb(m, su + SU_LIST0, m[su + SU_N0])
         for k in range(m[RULES_AT + R_DEAL]):
             m[DRAFT + m[POOL + k]] += 1
-        draft_nb(m, v, s0, p0, s1, p1, 0, PH_KEEP, hand, 0)
+        draft_nb(m, 0, PH_KEEP, hand, 0)
     else:
         for k in range(hand):
             give_card_nb(m, 0, k, m[su + SU_LIST0 + k])
@@ -373,8 +374,8 @@ def maria_setup_nb(m, v, s0, p0, s1, p1):
     m[mb + O_DEF] = sr_nb(m, SR_M_DEF)
 
 
-@njit(void(MP, I8A, ST, F8A, ST, F8A), cache=True)
-def glows_nb(m, v, s0, p0, s1, p1):
+@njit(void(MP), cache=True)
+def glows_nb(m):
     """The Afterglows of the Ideas obtained: their actions, at the start of the player's turn, as the
     player's own actions (GG solo rules)."""
     for k in range(m[SOLO0 + SO_GLOW_N]):
@@ -383,37 +384,37 @@ def glows_nb(m, v, s0, p0, s1, p1):
         for j in range(m[ib + ID_GLOW_N]):
             if m[S_DONE]:
                 return
-            one_action_nb(m, v, s0, p0, s1, p1, K_SOLO, 0, idea, -1, -1, m[ib + ID_GLOW_ACT + j], -1)
-            run_queue_nb(m, v, s0, p0, s1, p1)
+            one_action_nb(m, K_SOLO, 0, idea, -1, -1, m[ib + ID_GLOW_ACT + j], -1)
+            run_queue_nb(m)
 
 
 @njit(cache=True, inline='always')
-def player_turn_nb(m, v, s0, p0, s1, p1):
+def player_turn_nb(m):
     """The player's turn: turn start, the Afterglows (campaign), cards until END, the end of the turn."""
-    turn_start_nb(m, v, s0, p0, s1, p1, 0)
+    turn_start_nb(m, 0)
     if m[M_SOLO] == SOLO_CAMPAIGN:
-        glows_nb(m, v, s0, p0, s1, p1)
+        glows_nb(m)
     while m[S_DONE] == 0:
-        if action_step_nb(m, v, s0, p0, s1, p1, 0) < 0:
+        if action_step_nb(m, 0) < 0:
             break
     if m[S_DONE] == 0:
         end_turn_nb(m, 0)
 
 
-@njit(void(MP, I8A, ST, F8A, ST, F8A), cache=True)
-def maria_game_nb(m, v, s0, p0, s1, p1):
+@njit(void(MP), cache=True)
+def maria_game_nb(m):
     """Turns from Maria's first until a KO or the turn cap."""
     seat = 1
     while m[S_DONE] == 0:
         if seat == 1:
-            turn_start_nb(m, v, s0, p0, s1, p1, 1)
+            turn_start_nb(m, 1)
             if m[S_DONE] == 0:
-                maria_actions_nb(m, v, s0, p0, s1, p1)
+                maria_actions_nb(m)
             maria_end_nb(m)
             if m[S_DONE] == 0:
                 end_turn_nb(m, 1)
         else:
-            player_turn_nb(m, v, s0, p0, s1, p1)
+            player_turn_nb(m)
         seat = 1 - seat
 
 
@@ -450,8 +451,8 @@ def write_maria_nb(out, i, g, m, sid):
 
 
 # ----------------------------------------------------------------------------- the campaign
-@njit(void(MP, I8A, ST, F8A, ST, F8A), cache=True)
-def idea_actions_nb(m, v, s0, p0, s1, p1):
+@njit(void(MP), cache=True)
+def idea_actions_nb(m):
     """The Idea's turn after its start: idle before its startup turn; then every
     action in order, repeated as written, a Limited one once per battle, a marked one not this turn."""
     so = SOLO0
@@ -471,8 +472,8 @@ def idea_actions_nb(m, v, s0, p0, s1, p1):
                 emit_nb(m, 1, EV_SO_SKIPPED, idea, j, 1)
                 continue
             for _ in range(m[ib + ID_REP + j]):
-                one_action_nb(m, v, s0, p0, s1, p1, K_SOLO, 1, idea, j, -1, m[ib + ID_ACT + j], -1)
-                run_queue_nb(m, v, s0, p0, s1, p1)
+                one_action_nb(m, K_SOLO, 1, idea, j, -1, m[ib + ID_ACT + j], -1)
+                run_queue_nb(m)
                 if m[S_DONE]:
                     break
             if m[ib + ID_LIMMASK] & bit:
@@ -531,8 +532,8 @@ def battle_setup_nb(m, b):
     emit_nb(m, 0, EV_SO_BATTLE, b, idea, m[ib + ID_LEVEL])
 
 
-@njit(void(MP, I8A, ST, F8A, ST, F8A, i8), cache=True)
-def reward_nb(m, v, s0, p0, s1, p1, level):
+@njit(void(MP, i8), cache=True)
+def reward_nb(m, level):
     """After a won battle (GG solo setup 6): draw cards from the Sword deck, obtain some of them or the
     defeated Idea (its Afterglow); unchosen cards leave the game; a hand over the limit is trimmed."""
     so = SOLO0
@@ -559,7 +560,7 @@ def reward_nb(m, v, s0, p0, s1, p1, level):
         offer = mask | (1 if k == 0 else 0)
         if offer == 0:
             break
-        ch = decide_nb(m, v, s0, p0, s1, p1, PH_REWARD, 0, offer)
+        ch = decide_nb(m, PH_REWARD, 0, offer)
         if ch == 0:
             m[so + SO_GLOWS] |= 1 << idea
             m[so + SO_GLOW_LIST + m[so + SO_GLOW_N]] = idea
@@ -586,7 +587,7 @@ def reward_nb(m, v, s0, p0, s1, p1, level):
         for n in range(1, 61):
             if m[DRAFT + N_IDS + n] > 0:
                 rm |= 1 << n
-        ch = decide_nb(m, v, s0, p0, s1, p1, PH_REMOVE, 0, rm)
+        ch = decide_nb(m, PH_REMOVE, 0, rm)
         m[DRAFT + N_IDS + ch] -= 1
         total -= 1
         emit_nb(m, 0, EV_SO_REMOVE, ch, 0, 0)
@@ -598,8 +599,8 @@ def reward_nb(m, v, s0, p0, s1, p1, level):
     m[so + SO_HAND_N] = k
 
 
-@njit(void(MP, I8A, ST, F8A, ST, F8A), cache=True)
-def campaign_setup_nb(m, v, s0, p0, s1, p1):
+@njit(void(MP), cache=True)
+def campaign_setup_nb(m):
     """GG solo setup 1-5: amulets, the shuffled 32-card Sword deck, keep 4 of 10, the Idea of each battle
     (one drawn from the shuffled deck of its level, or fixed by the setup)."""
     init_state_nb(m)
@@ -617,7 +618,7 @@ def campaign_setup_nb(m, v, s0, p0, s1, p1):
         m[DRAFT + m[so + SO_SDECK + k]] += 1
     m[so + SO_SDECK_TOP] = draw
     keep = sr_nb(m, SR_KEEP)
-    draft_nb(m, v, s0, p0, s1, p1, 0, PH_KEEP, keep, 0)
+    draft_nb(m, 0, PH_KEEP, keep, 0)
     _hand_from_slots_nb(m, keep)
     m[so + SO_HAND_START] = m[SEAT0 + O_HANDMASK]
     m[so + SO_DUP_START] = m[SEAT0 + O_DUP]
@@ -649,17 +650,17 @@ def campaign_setup_nb(m, v, s0, p0, s1, p1):
                     k += 1
 
 
-@njit(void(MP, I8A, ST, F8A, ST, F8A), cache=True)
-def battle_nb(m, v, s0, p0, s1, p1):
+@njit(void(MP), cache=True)
+def battle_nb(m):
     """One battle: the player first, then the Idea, until a KO or the turn cap."""
     seat = 0
     while m[S_DONE] == 0:
         if seat == 0:
-            player_turn_nb(m, v, s0, p0, s1, p1)
+            player_turn_nb(m)
         else:
-            turn_start_nb(m, v, s0, p0, s1, p1, 1)
+            turn_start_nb(m, 1)
             if m[S_DONE] == 0:
-                idea_actions_nb(m, v, s0, p0, s1, p1)
+                idea_actions_nb(m)
             if m[S_DONE] == 0:
                 end_turn_nb(m, 1)
         seat = 1 - seat
@@ -676,22 +677,22 @@ def battle_done_nb(m, b):
     m[so + SO_USED_ALL] |= m[SEAT0 + O_USED]
 
 
-@njit(void(MP, I8A, ST, F8A, ST, F8A), cache=True)
-def campaign_nb(m, v, s0, p0, s1, p1):
+@njit(void(MP), cache=True)
+def campaign_nb(m):
     """A whole campaign: setup, then battles until a loss (or a timeout) or the last is won."""
-    campaign_setup_nb(m, v, s0, p0, s1, p1)
+    campaign_setup_nb(m)
     so = SOLO0
     nb = sr_nb(m, SR_N_BATTLES)
     for b in range(nb):
         battle_setup_nb(m, b)
-        battle_nb(m, v, s0, p0, s1, p1)
+        battle_nb(m)
         battle_done_nb(m, b)
         if m[S_WINNER] != 0:
             m[so + SO_LOST] = b + 1
             return
         m[so + SO_WON] += 1
         if b < nb - 1:
-            reward_nb(m, v, s0, p0, s1, p1, sr_nb(m, SR_BATTLE_LEVEL + b))
+            reward_nb(m, sr_nb(m, SR_BATTLE_LEVEL + b))
 
 
 @njit(void(CAMPAIGN_RECORDS_T, i8, i8, MP, i8), cache=True)
@@ -747,38 +748,31 @@ def write_campaign_nb(out, i, g, m, sid):
 def _maria_chunk(machine, start, count, key, strat0, params0, strat1, params1, sid0, sid1, out):
     """Maria games ``start .. start+count-1``; game ``g`` is played by the run's strategy ``g % 2`` (one
     --strategy: every game) and seeded from ``(key, g)`` alone."""
-    v = unmanaged_view_nb(machine)
     m = as_machine_nb(machine)
-    params0 = unmanaged_nb(params0)
-    params1 = unmanaged_nb(params1)
     for i in range(count):
         g = start + i
         seed_nb(m, M_RNG, key, g)
         if g % 2 == 0:
-            maria_setup_nb(m, v, strat0, params0, strat1, params1)
-            maria_game_nb(m, v, strat0, params0, strat1, params1)
-            write_maria_nb(out, i, g, m, sid0)
+            bind_strategies_nb(m, machine.size, strat0, params0, strat1, params1)
         else:
-            maria_setup_nb(m, v, strat1, params1, strat0, params0)
-            maria_game_nb(m, v, strat1, params1, strat0, params0)
-            write_maria_nb(out, i, g, m, sid1)
+            bind_strategies_nb(m, machine.size, strat1, params1, strat0, params0)
+        maria_setup_nb(m)
+        maria_game_nb(m)
+        write_maria_nb(out, i, g, m, sid0 if g % 2 == 0 else sid1)
 
 
 def _campaign_chunk(machine, start, count, key, strat0, params0, strat1, params1, sid0, sid1, out):
     """Whole campaigns ``start .. start+count-1`` (the strategy of game ``g`` as for Maria)."""
-    v = unmanaged_view_nb(machine)
     m = as_machine_nb(machine)
-    params0 = unmanaged_nb(params0)
-    params1 = unmanaged_nb(params1)
     for i in range(count):
         g = start + i
         seed_nb(m, M_RNG, key, g)
         if g % 2 == 0:
-            campaign_nb(m, v, strat0, params0, strat1, params1)
-            write_campaign_nb(out, i, g, m, sid0)
+            bind_strategies_nb(m, machine.size, strat0, params0, strat1, params1)
         else:
-            campaign_nb(m, v, strat1, params1, strat0, params0)
-            write_campaign_nb(out, i, g, m, sid1)
+            bind_strategies_nb(m, machine.size, strat1, params1, strat0, params0)
+        campaign_nb(m)
+        write_campaign_nb(out, i, g, m, sid0 if g % 2 == 0 else sid1)
 
 
 _compiled = {}
@@ -807,37 +801,37 @@ SO_STEP_CAMPAIGN_SETUP, SO_STEP_BATTLE, SO_STEP_IDEA_TURN, SO_STEP_REWARD, SO_ST
 
 def _solo_step(machine, what, arg, s0, p0, s1, p1):
     """One step of a solo game through the same kernels as a simulated one (scenarios, tests)."""
-    v = unmanaged_view_nb(machine)
     m = as_machine_nb(machine)
+    bind_strategies_nb(m, machine.size, s0, p0, s1, p1)
     if what == SO_STEP_MARIA_SETUP:
-        maria_setup_nb(m, v, s0, p0, s1, p1)
+        maria_setup_nb(m)
     elif what == SO_STEP_MARIA_TURN:
-        turn_start_nb(m, v, s0, p0, s1, p1, 1)
+        turn_start_nb(m, 1)
         if m[S_DONE] == 0:
-            maria_actions_nb(m, v, s0, p0, s1, p1)
+            maria_actions_nb(m)
         maria_end_nb(m)
         if m[S_DONE] == 0:
             end_turn_nb(m, 1)
     elif what == SO_STEP_PLAYER_START:
-        turn_start_nb(m, v, s0, p0, s1, p1, 0)
+        turn_start_nb(m, 0)
         if m[M_SOLO] == SOLO_CAMPAIGN and m[S_DONE] == 0:
-            glows_nb(m, v, s0, p0, s1, p1)
+            glows_nb(m)
     elif what == SO_STEP_USE:
-        use_card_nb(m, v, s0, p0, s1, p1, 0, arg)
+        use_card_nb(m, 0, arg)
     elif what == SO_STEP_PLAYER_END:
         end_turn_nb(m, 0)
     elif what == SO_STEP_CAMPAIGN_SETUP:
-        campaign_setup_nb(m, v, s0, p0, s1, p1)
+        campaign_setup_nb(m)
     elif what == SO_STEP_BATTLE:
         battle_setup_nb(m, arg)
     elif what == SO_STEP_IDEA_TURN:
-        turn_start_nb(m, v, s0, p0, s1, p1, 1)
+        turn_start_nb(m, 1)
         if m[S_DONE] == 0:
-            idea_actions_nb(m, v, s0, p0, s1, p1)
+            idea_actions_nb(m)
         if m[S_DONE] == 0:
             end_turn_nb(m, 1)
     elif what == SO_STEP_REWARD:
-        reward_nb(m, v, s0, p0, s1, p1, arg)
+        reward_nb(m, arg)
     elif what == SO_STEP_BATTLE_DONE:
         battle_done_nb(m, arg)
         if m[S_WINNER] == 0:

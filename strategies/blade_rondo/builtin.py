@@ -15,6 +15,7 @@ import numpy as np
 from numba import njit
 
 from simulators.blade_rondo.effects_nb import (
+    bind_strategies_nb,
     card_nb,
     eff_defence_nb,
     lowest_bit_nb,
@@ -103,7 +104,7 @@ from simulators.blade_rondo.enums import (
     Z_OUT,
 )
 from simulators.blade_rondo.rules_nb import action_mask_nb, use_card_nb
-from simulators.common.memory_nb import as_machine_nb, unmanaged_view_nb
+from simulators.common.memory_nb import as_machine_nb
 from simulators.common.rng_nb import popcount_nb, rand_bit_nb, rand_float_nb
 from simulators.common.strategy import STRATEGY_SIG
 from strategies.blade_rondo.common_nb import (
@@ -489,8 +490,8 @@ def planner_nb(phase, m, seat, mask, params):
             w[SLOT0 + g * SLOT_W + L_ZONE] = Z_OUT
             w[ob + (O_DOWN if z == Z_DOWN else O_HAND)] &= ~(1 << ls)
     saved = work[STATE0:SOLO_END].copy()  # the solo block too (Maria's lists, the Idea's marks)
-    v = unmanaged_view_nb(work)
     pz = np.zeros(1)
+    bind_strategies_nb(w, work.size, quiet_nb, pz, quiet_nb, pz)  # the copy's decisions: the quiet policy
     opp_life0 = w[ob + O_LIFE]
     own_life0 = w[SEAT0 + seat * SEAT_W + O_LIFE]
     best_first = BIT_END
@@ -515,12 +516,12 @@ def planner_nb(phase, m, seat, mask, params):
                     if (action_mask_nb(w, seat) >> ls) & 1:
                         if first == BIT_END:
                             first = ls
-                        use_card_nb(w, v, quiet_nb, pz, quiet_nb, pz, seat, ls)
+                        use_card_nb(w, seat, ls)
             if with_prot == 1:
                 if (action_mask_nb(w, seat) >> SL_PROT) & 1:
                     if first == BIT_END:
                         first = SL_PROT
-                    use_card_nb(w, v, quiet_nb, pz, quiet_nb, pz, seat, SL_PROT)
+                    use_card_nb(w, seat, SL_PROT)
             val = _evaluate_nb(w, seat, params, opp_life0, own_life0)
             if val > best_val + 1e-9:
                 best_val = val
