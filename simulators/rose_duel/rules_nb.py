@@ -552,7 +552,7 @@ def mod_nb(m, x, st):
     return m[x + X_PMOD + st] + m[x + X_DMOD + st]
 
 
-@njit(i8(MP, i8, i8), cache=True)
+@njit(cache=True, inline='always')
 def duel_card_mask_nb(m, seat, spectator):
     """Hand slots ``seat`` may play in the duel now: duelling cards; a spectator also action cards
     with duel steps."""
@@ -605,7 +605,7 @@ def play_duel_card_nb(m, side, spectator_seat):
     run_duel_steps_nb(m, card_nb(m, k, CA_DUEL_EFF), card_nb(m, k, CA_DUEL_EFF_N), side, 1 - side)
 
 
-@njit(void(MP, i8), cache=True)
+@njit(cache=True, inline='always')
 def prepare_nb(m, side):
     """Step 1: the focus allocation (thrust, parry, initiative) and the face-down hit location."""
     x = xb(side)
@@ -633,7 +633,7 @@ def prepare_nb(m, side):
     emit_nb(m, p, EV_LOCATION, m[x + X_LOC], side, 0)
 
 
-@njit(i8(MP, i8), cache=True)
+@njit(cache=True, inline='always')
 def collapse_check_nb(m, loser_hint):
     """After wounds: 1 + the side that collapsed (3: both), 0 none."""
     c0 = m[xb(0) + X_STAMINA] <= 0
