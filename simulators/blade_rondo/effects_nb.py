@@ -8,8 +8,11 @@ kernels (``bind_strategies_nb``); ``decide_nb`` reads them back and gives the st
 registers instead of ~26 words).
 
 Compile-time rules learned in Colosseum (measured): kernels called from other kernels carry
-an explicit signature on ``MP`` (otherwise numba compiles one specialisation per distinct
-tuple of literal arguments); small helpers are ``inline='always'``. No card number is
+an explicit signature on ``MP`` (otherwise numba compiles one specialisation per distinct tuple of
+literal arguments). Small helpers are typed functions too, not ``inline='always'``: numba inlines
+by copying the callee's IR into every call site (a deep copy and the untyped passes again: the
+heuristic alone took ~32 s of a ~90 s cold compile), while LLVM inlines a typed helper at no such
+cost. Helpers the strategies call on their array view carry a second signature on ``I8A``. No card number is
 written here: every amount comes from a table or a program row.
 """
 from numba import carray, njit, types
@@ -178,57 +181,57 @@ I8A = i8[::1]
 
 
 # ----------------------------------------------------------------------------- table access
-@njit(cache=True, inline='always')
+@njit(i8(i8), cache=True)
 def seat_nb(p):
     """Offset of seat ``p``'s block."""
     return SEAT0 + p * SEAT_W
 
 
-@njit(cache=True, inline='always')
+@njit(i8(i8), cache=True)
 def slot_nb(g):
     """Offset of global slot ``g`` (seat g // 10, local slot g % 10)."""
     return SLOT0 + g * SLOT_W
 
 
-@njit(cache=True, inline='always')
+@njit([i8(MP, i8, i8), i8(I8A, i8, i8)], cache=True)
 def card_nb(m, cid, col):
     return m[CARDS_AT + cid * C_WIDTH + col]
 
 
-@njit(cache=True, inline='always')
+@njit([i8(MP, i8, i8), i8(I8A, i8, i8)], cache=True)
 def sub_nb(m, s, col):
     return m[SUBS_AT + s * SB_WIDTH + col]
 
 
-@njit(cache=True, inline='always')
+@njit([i8(MP, i8, i8), i8(I8A, i8, i8)], cache=True)
 def status_nb(m, s, col):
     return m[STATUS_AT + s * ST_WIDTH + col]
 
 
-@njit(cache=True, inline='always')
+@njit([i8(MP, i8), i8(I8A, i8)], cache=True)
 def rule_nb(m, r):
     return m[RULES_AT + r]
 
 
-@njit(cache=True, inline='always')
+@njit(i8(i8), cache=True)
 def frame_nb(depth):
     return FRAMES + depth * FRAME_W
 
 
-@njit(cache=True, inline='always')
+@njit(i8(i8), cache=True)
 def lowest_bit_nb(mask):
     """Index of the lowest set bit of a non-zero ``mask`` (a popcount of the bits below it: no loop)."""
     return popcount_nb((mask & -mask) - 1)
 
 
-@njit(cache=True, inline='always')
+@njit([b1(MP), b1(I8A)], cache=True)
 def night_nb(m):
     """Night when both Voltages add up to more than ``day_max_sum``, flipped by a swap (T2)."""
     total = m[SEAT0 + O_VOLT] + m[SEAT0 + SEAT_W + O_VOLT]
     return (total > m[RULES_AT + R_DAY_MAX]) != (m[S_SWAP] == 1)
 
 
-@njit(cache=True, inline='always')
+@njit([i8(MP, i8), i8(I8A, i8)], cache=True)
 def remaining_nb(m, p):
     """Cost the seat can still spend this turn: Voltage + extra cost - cost paid."""
     b = SEAT0 + p * SEAT_W
@@ -345,7 +348,7 @@ def decide_nb(m, phase, seat, mask):
     return c
 
 
-@njit(cache=True, inline='always')
+@njit(void(MP, i8, i8, i8, i8, i8), cache=True)
 def context_nb(m, op, card, a, b, seat):
     """What a strategy may read about the decision being asked (S_CTX_*)."""
     m[S_CTX_OP] = op
@@ -356,7 +359,7 @@ def context_nb(m, op, card, a, b, seat):
 
 
 # ----------------------------------------------------------------------------- parameters
-@njit(cache=True, inline='always')
+@njit([i8(MP, i8, i8), i8(I8A, i8, i8)], cache=True)
 def aura_nb(m, p, col):
     """A continuous modifier of seat ``p``: its statuses' auras plus its subordinates' (unless
     their effects are negated this turn)."""
@@ -367,7 +370,7 @@ def aura_nb(m, p, col):
     return x
 
 
-@njit(cache=True, inline='always')
+@njit([i8(MP, i8), i8(I8A, i8)], cache=True)
 def eff_attack_nb(m, p):
     """Seat ``p``'s Attack: the die + until-end-of-turn changes + auras for Day/Night, >= 0."""
     b = SEAT0 + p * SEAT_W
@@ -375,7 +378,7 @@ def eff_attack_nb(m, p):
     return a if a > 0 else 0
 
 
-@njit(cache=True, inline='always')
+@njit([i8(MP, i8), i8(I8A, i8)], cache=True)
 def eff_defence_nb(m, p):
     """Seat ``p``'s Defence: the die + until-end-of-turn changes + auras for Day/Night, >= 0."""
     b = SEAT0 + p * SEAT_W
@@ -719,7 +722,7 @@ def apply_damage_nb(m, src, dst, amount, kind, fr):
 
 
 # ----------------------------------------------------------------------------- costs
-@njit(cache=True, inline='always')
+@njit([i8(MP, i8, i8, i8), i8(I8A, i8, i8, i8)], cache=True)
 def action_cost_nb(m, p, base, sym):
     """A cost after the until-end-of-turn modifiers of its symbol (not Special), at least 0."""
     c = base
@@ -728,16 +731,16 @@ def action_cost_nb(m, p, base, sym):
     return c if c > 0 else 0
 
 
-@njit(cache=True, inline='always')
+@njit([b1(MP, i8), b1(I8A, i8)], cache=True)
 def is_limited_nb(m, cid):
     return card_nb(m, cid, C_LIMITED) == 1
 
 
-@njit(cache=True, inline='always')
+@njit([i8(MP, i8), i8(I8A, i8)], cache=True)
 def printed_cost_nb(m, cid):
     return card_nb(m, cid, C_COST)
 
 
-@njit(cache=True, inline='always')
+@njit([i8(MP, i8), i8(I8A, i8)], cache=True)
 def card_type_nb(m, cid):
     return card_nb(m, cid, C_TYPE)

@@ -221,12 +221,12 @@ MARIA_RECORDS_T = types.Array(from_dtype(maria_dt), 1, "C")
 CAMPAIGN_RECORDS_T = types.Array(from_dtype(campaign_dt), 1, "C")
 
 
-@njit(cache=True, inline='always')
+@njit(i8(MP, i8), cache=True)
 def sr_nb(m, k):
     return m[SOLO_RULES_AT + k]
 
 
-@njit(cache=True, inline='always')
+@njit(i8(MP, i8, i8), cache=True)
 def sc_nb(m, r, col):
     return m[SC_AT + r * SC_WIDTH + col]
 
@@ -388,7 +388,7 @@ def glows_nb(m):
             run_queue_nb(m)
 
 
-@njit(cache=True, inline='always')
+@njit(void(MP), cache=True)
 def player_turn_nb(m):
     """The player's turn: turn start, the Afterglows (campaign), cards until END, the end of the turn."""
     turn_start_nb(m, 0)

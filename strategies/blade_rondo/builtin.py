@@ -12,9 +12,12 @@ parameter sets (knobs: epsilon, damage, heating, response, protection, healing, 
 (the opponent's hidden cards removed) and evaluating the result.
 """
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.types import float64 as f8
+from numba.types import int64 as i8
 
 from simulators.blade_rondo.effects_nb import (
+    F8A,
     bind_strategies_nb,
     card_nb,
     eff_defence_nb,
@@ -104,6 +107,7 @@ from simulators.blade_rondo.enums import (
     Z_OUT,
 )
 from simulators.blade_rondo.rules_nb import action_mask_nb, use_card_nb
+from simulators.common.memory_nb import MACHINE_PTR as MP
 from simulators.common.memory_nb import as_machine_nb
 from simulators.common.rng_nb import popcount_nb, rand_bit_nb, rand_float_nb
 from simulators.common.strategy import STRATEGY_SIG
@@ -136,7 +140,7 @@ def random_nb(phase, m, seat, mask, params):
     return rand_bit_nb(as_machine_nb(m), M_RNG, mask)
 
 
-@njit(cache=True, inline='always')
+@njit(i8(MP, i8), cache=True)
 def _self_damage_nb(m, cid):
     """Damage the card's Sacrifice deals its user."""
     d = 0
@@ -160,7 +164,7 @@ def _action_value_nb(m, seat, aid, params):
             + params[K_PROT] * df + 0.3 * params[K_DMG] * atk_t)
 
 
-@njit(cache=True, inline='always')
+@njit(f8(MP, i8, i8, F8A), cache=True)
 def _card_value_nb(m, seat, ls, params):
     """Worth per cost of using the card of local slot ``ls`` now (heuristic_nb's PH_ACTION)."""
     g = seat * SLOTS + ls
@@ -228,7 +232,7 @@ def _pick_sub_nb(m, seat, mask, highest):
     return best
 
 
-@njit(cache=True, inline='always')
+@njit(types.UniTuple(i8, 2)(MP, i8), cache=True)
 def _kept_nb(m, seat):
     """The cards kept so far in a draft: (how many are Response cards, a bit per card number kept)."""
     resp = 0
@@ -242,7 +246,7 @@ def _kept_nb(m, seat):
     return resp, kept
 
 
-@njit(cache=True, inline='always')
+@njit(f8(MP, i8, i8, i8), cache=True)
 def _keep_value_nb(m, n, resp, kept):
     """Drafting worth of card number ``n`` given the cards kept so far (``_kept_nb``: counted once per
     pick, not once per candidate): a mix of attacks and answers."""
@@ -268,7 +272,7 @@ def heuristic_nb(phase, m, seat, mask, params):
         ties = 0
         for ls in range(10):  # the best value, ties broken at random (no array: this runs every decision)
             if (mask >> ls) & 1 and ls != SL_PROT:
-                x = _card_value_nb(m, seat, ls, params)
+                x = _card_value_nb(p, seat, ls, params)
                 if x > bv + 1e-9:
                     bv = x
                     best = ls
@@ -312,7 +316,7 @@ def heuristic_nb(phase, m, seat, mask, params):
         vals = np.zeros(4)
         for i in range(4):
             if (mask >> i) & 1:
-                vals[i] = _action_value_nb(m, seat, m[at + i], params)
+                vals[i] = _action_value_nb(p, seat, m[at + i], params)
         return argmax_nb(p, vals, mask, 4)
     if phase == PH_SUB:
         op = m[S_CTX_OP]
@@ -333,14 +337,14 @@ def heuristic_nb(phase, m, seat, mask, params):
         vals = np.zeros(10)
         for ls in range(10):
             if (mask >> ls) & 1:
-                vals[ls] = -static_score_nb(m, m[SLOT0 + (seat * SLOTS + ls) * SLOT_W + L_CARD])
+                vals[ls] = -static_score_nb(p, m[SLOT0 + (seat * SLOTS + ls) * SLOT_W + L_CARD])
         return argmax_nb(p, vals, mask, 10)
     if phase == PH_REVEALED:
         vals = np.zeros(10)
         for ls in range(10):
             if (mask >> ls) & 1:
                 c = visible_card_nb(m, seat, (1 - seat) * SLOTS + ls)
-                vals[ls] = static_score_nb(m, c) if c > 0 else 0.0
+                vals[ls] = static_score_nb(p, c) if c > 0 else 0.0
         return argmax_nb(p, vals, mask, 10)
     if phase == PH_SET_CARD:
         vals = np.zeros(21)
@@ -380,12 +384,12 @@ def heuristic_nb(phase, m, seat, mask, params):
         best = -1
         bv = -1e300
         ties = 0
-        resp, kept = _kept_nb(m, seat)
+        resp, kept = _kept_nb(p, seat)
         x = mask
         while x:  # the best value, ties at random (no array: 14 picks a game)
             n = lowest_bit_nb(x)
             x &= x - 1
-            val = _keep_value_nb(m, n, resp, kept) if phase == PH_KEEP else static_score_nb(m, n)
+            val = _keep_value_nb(p, n, resp, kept) if phase == PH_KEEP else static_score_nb(p, n)
             if val > bv + 1e-9:
                 bv = val
                 best = n
@@ -498,7 +502,7 @@ def planner_nb(phase, m, seat, mask, params):
     best_val = -1e300
     cost = np.zeros(10, np.int64)
     for i in range(n):
-        cost[i] = card_cost_now_nb(m, seat, m[SLOT0 + (seat * SLOTS + order[i]) * SLOT_W + L_CARD])
+        cost[i] = card_cost_now_nb(p, seat, m[SLOT0 + (seat * SLOTS + order[i]) * SLOT_W + L_CARD])
     rem = remaining_nb(m, seat)
     for sub in range(1 << n):
         total = 0

@@ -10,9 +10,12 @@ The estimators run at every decision of the heuristics, so they are ``inline='al
 greedy vs greedy 25k -> ~60k games/s, its compile 34 -> 30 s); a call into a separately cached numba
 function is never inlined, it costs a full call each time.
 """
-from numba import njit
+from numba import njit, types
+from numba.types import float64 as f8
+from numba.types import int64 as i8
 
 from simulators.blade_rondo.effects_nb import (
+    I8A,
     aura_nb,
     best_sub_defence_nb,
     card_nb,
@@ -105,6 +108,7 @@ from simulators.blade_rondo.enums import (
     Z_DOWN,
     Z_HAND,
 )
+from simulators.common.memory_nb import MACHINE_PTR as MP
 from simulators.common.memory_nb import as_machine_nb
 from simulators.common.rng_nb import popcount_nb, rand_below_nb
 
@@ -124,7 +128,7 @@ def visible_card_nb(m, seat, g):
     return m[sl + L_CARD]
 
 
-@njit(cache=True, inline='always')
+@njit([i8(MP, i8, i8, i8, i8), i8(I8A, i8, i8, i8, i8)], cache=True)
 def prog_damage_nb(m, seat, start, n, hand_after):
     """Damage the program rows would deal now to the opponent, read from the rows with the public
     parameters (Day/Night and Add guards followed, other guards assumed to hold)."""
@@ -172,7 +176,7 @@ def prog_damage_nb(m, seat, start, n, hand_after):
     return total
 
 
-@njit(cache=True, inline='always')
+@njit(i8(MP, i8, i8), cache=True)
 def card_cost_now_nb(m, seat, cid):
     """What the card costs now (Response cards: 1; X: the cost left)."""
     if card_nb(m, cid, C_RESP):
@@ -183,7 +187,7 @@ def card_cost_now_nb(m, seat, cid):
     return c if c > 0 else 0
 
 
-@njit(cache=True, inline='always')
+@njit(i8(MP, i8, i8, i8), cache=True)
 def card_damage_nb(m, seat, cid, hand_after):
     """Damage estimate of using the card now (its effect, plus a Dazzle it may add)."""
     d = prog_damage_nb(m, seat, card_nb(m, cid, C_EFF), card_nb(m, cid, C_EFF_N), hand_after)
@@ -207,7 +211,7 @@ def sub_value_nb(m, seat, s):
     return (a if a > 2 else 2) * n if n > 0 else 1
 
 
-@njit(cache=True, inline='always')
+@njit(types.UniTuple(i8, 4)(MP, i8, i8), cache=True)
 def program_gains_nb(m, start, n):
     """(life gained, permanent Attack, this-turn Attack, Defence) the rows give their user."""
     heal = 0
@@ -232,7 +236,7 @@ def program_gains_nb(m, start, n):
     return heal, atk, atk_t, df
 
 
-@njit(cache=True, inline='always')
+@njit([f8(MP, i8), f8(I8A, i8)], cache=True)
 def static_score_nb(m, cid):
     """A card's worth for drafting, from its data hints: damage per cost, healing, summons, responses."""
     h = HINTS_AT + cid * H_WIDTH
