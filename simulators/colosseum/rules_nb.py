@@ -33,7 +33,7 @@ from simulators.colosseum.enums import (
     EV_ILLEGAL, EV_KO, EV_MISS, EV_MOVE, EV_MOVE_NOTHING, EV_OD_EXERT, EV_OD_FAIL, EV_OD_NULLIFIED, EV_OD_READY,
     EV_OD_SAME, EV_PLAY, EV_ROUND_END, EV_SETUP, EV_TA, FIRST_BITS, FORBID_CHAR, FORBID_HAND, FORBID_OD, FULL_HAND, INT,
     KIND_AT, MOVE, M_DICE_LO, M_DICE_W, M_FORBID, M_INLINE_RANDOM, M_N_CHARS, M_N_ODS, M_RNG, M_TRACE_CAP, N_DIST,
-    N_STAGES, OD, OD_COMMON, OD_COMMON_N, OD_PRIORITY, OD_SLOT, OD_STAGE_COND, OD_STAGE_EFF, OD_TAB_AT, O_CHAR, O_DMG,
+    N_SKILLS, N_STAGES, OD, OD_COMMON, OD_COMMON_N, OD_PRIORITY, OD_SLOT, OD_STAGE_COND, OD_STAGE_EFF, OD_TAB_AT, O_CHAR, O_DMG,
     O_HAND, O_HIST, O_HITS, O_HP, O_LAST, O_MAXHP, O_OD, O_OD_COUNT, O_OD_FAILS, O_OD_REVEALED, O_PLAYED, O_SEALED,
     O_TA, O_TA_ROUNDS, O_USED, PHASE_CHARACTER, PHASE_OVERDRIVE, PHASE_PLAY, record_dt, RULES_AT, R_BOTH_MOVES,
     R_CARDS_RETURN, R_DIE_MAX, R_DIE_MIN, R_DIE_START, R_MAX_ROUNDS, R_MOVE_HIT_VS_OD, R_START_DIST, R_TA_AT_START,
@@ -680,9 +680,9 @@ def play_game_nb(m, v, strat0, params0, strat1, params1, sw):
 # ``_fast_round_nb`` is the same round for games without a trace: the state it changes lives in locals
 # from the first read to the end of the round (written back once), Process 1 and 3, damage and dice
 # influence are straight-line code on those locals, and the rare parts run the general kernels on the
-# machine: a round with an Overdrive played is ``_resolve_round_nb`` itself; ABILITY and TIDE AURA effects
-# (``effects_nb``) and conditions that are not tabled (``conds_nb``) see the locals written back first
-# and reload them afterwards. It leaves the machine exactly as ``_resolve_round_nb`` would (trace apart);
+# machine: ``_overdrives_nb`` for the Overdrives, ``effects_nb`` for ABILITY and TIDE AURA effects, ``conds_nb``
+# for conditions that are not tabled; they see the locals written back first, which are reloaded afterwards.
+# It leaves the machine exactly as ``_resolve_round_nb`` would (trace apart);
 # tests/simulators/test_colosseum_fast_round.py compares the two over many games and rule variants.
 @njit(cache=True, inline='always')
 def _flush_nb(m, dist, e0, e1, e2, hp0, hp1, dmg0, dmg1, ta0, ta1):
@@ -725,9 +725,6 @@ def _fast_round_nb(m, c0, c1):
     a mispredicted branch costs more than the few loads and selects it saves."""
     k0 = m[KIND_AT + 1 + c0]
     k1 = m[KIND_AT + 1 + c1]
-    if k0 == OD or k1 == OD:
-        _resolve_round_nb(m, c0, c1)
-        return
     b0 = SEAT0
     b1 = SEAT0 + SEAT_W
     # everything read before the first store
@@ -749,9 +746,9 @@ def _fast_round_nb(m, c0, c1):
     sealed = m[S_SEALED_DIST]
     row0 = SLOT_TAB_AT + (2 * ch0 + (1 if ta0 else 0)) * SLOT_W
     row1 = SLOT_TAB_AT + (2 * ch1 + (1 if ta1 else 0)) * SLOT_W
-    # a card that is no attribute card (or no card) reads slot 0's rows: masked out by a0/a1 below
-    cs0 = max(c0, 0)
-    cs1 = max(c1, 0)
+    # a card that is no skill (no card, the Overdrive) reads slot 0's rows: masked out by a0/a1 below
+    cs0 = c0 if 0 <= c0 < N_SKILLS else 0
+    cs1 = c1 if 0 <= c1 < N_SKILLS else 0
     at0 = CARDS_AT + cs0 * C_WIDTH
     at1 = CARDS_AT + cs1 * C_WIDTH
     a0 = int(k0 <= INT)
@@ -819,17 +816,38 @@ def _fast_round_nb(m, c0, c1):
     else:
         dist = dest0 if dest0 >= 0 else (dest1 if dest1 >= 0 else d0)
 
-    # Process 3 (no Overdrive played): matchup and range (_process3_nb)
-    i0 = (r0 >> dist) & 1
-    i1 = (r1 >> dist) & 1
+    # Process 2: Overdrive activation (readiness here; the rest is _overdrives_nb's, on the machine)
+    ready0 = False
+    ready1 = False
+    exerted = 0
+    if k0 == OD or k1 == OD:
+        ready0 = k0 == OD and od_ready_nb(m, 0, m[b0 + O_OD], dist)
+        ready1 = k1 == OD and od_ready_nb(m, 1, m[b1 + O_OD], dist)
+        _flush_nb(m, dist, e0, e1, e2, hp0, hp1, dmg0, dmg1, ta0, ta1)
+        exerted = _overdrives_nb(m, k0, k1, ready0, ready1)
+        if exerted & 4:
+            return
+        dist, e0, e1, e2, hp0, hp1, dmg0, dmg1, ta0, ta1 = _reload_nb(m)
+
+    # Process 3 (not when an Overdrive exerted): matchup and range (_process3_nb); an Overdrive card is no
+    # attribute card (range 0, damage 0). With p3 = 0 nothing below Hits, deals damage or moves a die
+    p3 = 1 if exerted == 0 else 0
+    i0 = (r0 >> dist) & p3
+    i1 = (r1 >> dist) & p3
     same = 1 if k0 == k1 else 0
     beats = (BEATS_BITS >> (8 * k0 + k1)) & 1
     h0 = i0 & ((1 - i1) | ((1 - same) & beats))
     h1 = i1 & ((1 - i0) | ((1 - same) & (1 - beats)))
     # a move Hits when the opponent's card would have activated at the old distance (Q1, Q5)
-    moved = 1 if dist != d0 else 0
+    moved = p3 if dist != d0 else 0
     h0 |= moved & (1 if dest0 >= 0 else 0) & ((r1 >> d0) & 1) & (1 - i1)
     h1 |= moved & (1 if dest1 >= 0 else 0) & ((r0 >> d0) & 1) & (1 - i0)
+    if moved and (k0 == OD or k1 == OD) and m[RULES_AT + R_MOVE_HIT_VS_OD]:
+        # a move escaping an Overdrive that would have exerted at the old distance Hits (R6)
+        if dest0 >= 0 and k1 == OD and not ready1 and od_ready_nb(m, 1, m[b1 + O_OD], d0):
+            h0 = 1
+        if dest1 >= 0 and k0 == OD and not ready0 and od_ready_nb(m, 0, m[b0 + O_OD], d0):
+            h1 = 1
     # damage: a same-attribute draw deals the difference, a Hit its card's damage (exclusive cases)
     drw = i0 & i1 & same
     diff = x0 - x1
@@ -855,11 +873,13 @@ def _fast_round_nb(m, c0, c1):
         _ko_nb(m, hp0, hp1)
         return
 
-    # ABILITY: when a listed kind of skill Hits, Q3 (no Overdrive exerted in this round)
+    # ABILITY: when a listed kind of skill Hits (an exerted Overdrive is a Hit of kind OD), Q3
     c = CHARS_AT + ch0 * CH_WIDTH
-    f0 = h0 & (m[c + CH_AB_TRIGGER] >> k0) & (1 if m[c + CH_AB_EFF_N] > 0 else 0)
+    f0 = ((h0 & (m[c + CH_AB_TRIGGER] >> k0)) | (exerted & (m[c + CH_AB_TRIGGER] >> OD))) & (
+        1 if m[c + CH_AB_EFF_N] > 0 else 0)
     c = CHARS_AT + ch1 * CH_WIDTH
-    f1 = h1 & (m[c + CH_AB_TRIGGER] >> k1) & (1 if m[c + CH_AB_EFF_N] > 0 else 0)
+    f1 = ((h1 & (m[c + CH_AB_TRIGGER] >> k1)) | ((exerted >> 1) & (m[c + CH_AB_TRIGGER] >> OD))) & (
+        1 if m[c + CH_AB_EFF_N] > 0 else 0)
     if f0 | f1:
         for p in range(2):
             if (f0 if p == 0 else f1) == 1:
