@@ -4,6 +4,8 @@ A strategy reads only what its seat may see: public state (duelists, Stamina, No
 counts, the duel's focus boxes once placed are not read), its own hand, the decision context.
 Return an index whose bit is set in ``mask`` (``PASS_BIT`` passes / declines).
 """
+from math import sqrt
+
 from numba import njit
 
 from simulators.common.memory_nb import as_machine_nb
@@ -11,10 +13,10 @@ from simulators.common.rng_nb import popcount_nb, rand_bit_nb, rand_float_nb
 from simulators.rose_duel.call_nb import uniform_strategy_nb
 from simulators.rose_duel.enums import (
     AKIO_AT, CA_HOSTILE, CA_WIDTH, CARDS_AT, D_REVOLUTION, D_SIDE0, DU_FOCUS, DU_PARRY, DU_STAMINA, DU_THRUST,
-    DU_WIDTH, DUEL0, DUELISTS_AT, LOC_BODY, LOC_OBJ, LOC_ROSE, M_RNG, MAX_KINDS, NO, O_DUELIST, O_FOCUS, O_GOALS,
+    DU_WIDTH, DUEL0, DUELISTS_AT, LOC_BODY, LOC_OBJ, LOC_ROSE, M_RNG, MAX_FOCUS, MAX_KINDS, NO, O_DUELIST, O_FOCUS, O_GOALS,
     O_HAND, O_IN, O_MAXST, O_MOD, O_STAMINA, PASS_BIT, PH_ACTION, PH_CANCEL, PH_CHALLENGE, PH_DRAW, PH_DUEL_CARD,
     PH_FOCUS, PH_FOCUS_LOSS, PH_LOCATION, PH_REACT, PH_REVOLUTION, PH_SIDE, PH_SPECTATE, PH_TARGET, RX_AT,
-    RX_NOBILITY, RX_WIDTH, S_CTX_CARD, S_CTX_EVENT, S_N_PLAYERS, S_VICTOR, SEAT0, SEAT_W, SIDE_W, SPLIT_AT, X_AKIO,
+    RX_NOBILITY, RX_WIDTH, S_CTX_CARD, S_CTX_EVENT, S_N_PLAYERS, S_VICTOR, SEAT0, SEAT_W, SIDE_W, SPLIT_AT, SPLIT_MASK_AT, X_AKIO,
     X_SEAT, YES, HOUSE, ST_THRUST, ST_PARRY,
 )
 
@@ -66,6 +68,45 @@ def _my_side_nb(m, seat):
 
 @njit(cache=True, inline='always')
 def _split_nb(m, mask, ft, fp):
+    """The focus split closest to the fractions ``ft`` (thrust) and ``fp`` (parry) of the focus: the first
+    such split in index order (``_split_scan_nb``). For a kernel mask (every split of one focus total ``f``,
+    ``SPLIT_MASK_AT``) the same answer from a few splits (the table is thrust-major, parry ascending:
+    ``game.split_table``): in a row (thrust ``t``), a split with parry ``q + 1 <= ap`` is closer by at least 1
+    than the split before it, so the scan takes it whatever it did with that one (skip to ``floor(ap)``);
+    once ``q >= ap`` the row's later splits are no closer (never taken: the scan needs 1e-9 better); once a row
+    with ``t >= at`` is done, every later row is no closer split by split (a shorter row, a farther thrust)."""
+    n = popcount_nb(mask)
+    f = (int(sqrt(8.0 * n + 1.0)) - 1) // 2 - 1  # n = (f + 1)(f + 2) / 2 splits with t + q <= f
+    if f < 0 or f > MAX_FOCUS or m[SPLIT_MASK_AT + f] != mask:
+        return _split_scan_nb(m, mask, ft, fp)
+    at = ft * f
+    ap = fp * f
+    skip = ap < 1e6  # (the margin of 1 stays far above rounding)
+    best = -1
+    bd = 1e9
+    row = 0  # index of split (t, 0): rows of 10, 9, ... splits
+    for t in range(f + 1):
+        qmax = f - t
+        q = 0
+        if skip and ap >= 1.0:
+            q = min(int(ap), qmax)  # ap < q + 1 or q == qmax
+        dt = (t - at) ** 2
+        while q <= qmax:
+            dd = dt + (q - ap) ** 2
+            if dd < bd - 1e-9:
+                bd = dd
+                best = row + q
+            if q >= ap:
+                break
+            q += 1
+        if t >= at:
+            break
+        row += MAX_FOCUS + 1 - t
+    return best
+
+
+@njit(cache=True, inline='always')
+def _split_scan_nb(m, mask, ft, fp):
     """The focus split closest to the fractions ``ft`` (thrust) and ``fp`` (parry) of the focus (the first
     such split in index order; the loops visit only the set bits of ``mask``, in index order)."""
     total = 0
