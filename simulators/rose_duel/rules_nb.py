@@ -16,6 +16,8 @@ face-down hit location (skipped after a sword lock), play cards (duelists duelli
 spectators both kinds), roll initiative, attack against defend, resolve the hit (rose: the
 duel is won; body: wounds and a focus point; object: destroyed, its steps), then fatigue.
 """
+from math import sqrt
+
 from numba import njit, types
 from numba.types import void
 from numba.types import float64 as f8
@@ -40,7 +42,7 @@ from simulators.rose_duel.enums import (
     EV_INITIATIVE, EV_LOCATION, EV_LOCK, EV_NEW_VICTOR, EV_NO_REACTION, EV_NOBILITY, EV_OUT, EV_PARRY, EV_PHASE,
     EV_POOL_GOAL, EV_REACT, EV_REACT_MASK, EV_REVOLUTION, EV_ROLL, EV_SETUP, EV_SPECTATE, EV_STATUS, EV_TURN,
     EV_UNANS, EV_UNANS_N, EV_VICTOR, EV_WIDTH, EVD, EVENTS_AT, EVX, EV_CAP, HAND_MAX, HOUSE, LOC_BODY, LOC_OBJ,
-    LOC_ROSE, M_DECK_SIZE, M_EV_SIZE, M_N_EVENTS, M_N_KINDS, M_N_OBJECTS, M_PLAYABLE, M_RNG, M_TRACE_AT,
+    LOC_ROSE, M_DECK_SIZE, M_EV_SIZE, M_N_EVENTS, MAX_FOCUS, M_N_KINDS, M_N_OBJECTS, M_PLAYABLE, M_RNG, M_TRACE_AT,
     M_TRACE_CAP, M_TRACE_CUT, M_TRACE_N, MAX_KINDS, MAX_SEATS, N_SLOTS, N_STATS, NO, O_CHALLENGES, O_DUEL_WINS,
     O_DUELIST, O_DUELS, O_FOCUS, O_GOALS, O_HAND, O_HAND_N, O_IN, O_MAXFO, O_MAXST, O_MOD, O_NO_CHALLENGE, O_NOBILITY,
     O_NOBLE, O_OUT_TURN, O_ROSE_HITS, O_BODY_HITS, O_OBJ_HITS, O_SPECT, O_STAMINA, O_UNARMED, O_USED, O_WAS_VICTOR,
@@ -204,6 +206,13 @@ def house_choice_nb(m, phase, mask):
     """The house's fixed policy (the house Victor, a house Akio; rules, not a strategy): an even
     thrust/parry split, aim at the rose, play any card, take the lowest option otherwise."""
     if phase == PH_FOCUS:
+        # a kernel mask holds the (f + 1)(f + 2) / 2 splits of focus total f (SPLIT_MASK_AT; the table is
+        # thrust-major, parry ascending: game.split_table): the split (t, f - t) is index row(t) + f - t
+        n = popcount_nb(mask)
+        f = (int(sqrt(8.0 * n + 1.0)) - 1) // 2 - 1
+        if f >= 0 and f <= MAX_FOCUS and m[SPLIT_MASK_AT + f] == mask:
+            t = (f + 1) // 2
+            return t * (MAX_FOCUS + 1) - (t * (t - 1)) // 2 + f - t
         f = 0
         for x in range(10):
             if m[SPLIT_MASK_AT + x] == mask:
