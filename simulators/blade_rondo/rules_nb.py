@@ -1176,7 +1176,7 @@ def action_mask_nb(m, seat):
     return mask
 
 
-@njit(void(MP, i8, i8), cache=True)
+@njit(cache=True, inline='always')
 def use_card_nb(m, seat, ls):
     """Put out the card of local slot ``ls``: a Response face down for response_cost (T4), any
     other face up, then its action (``one_action_nb``)."""
@@ -1342,7 +1342,7 @@ def turn_start_nb(m, seat):
     m[S_PHASE] = 2
 
 
-@njit(i8(MP, i8), cache=True)
+@njit(cache=True, inline='always')
 def action_step_nb(m, seat):
     """One decision of the action phase: a card is used (returns its local slot) or END (-1)."""
     mask = action_mask_nb(m, seat)
@@ -1553,7 +1553,7 @@ def setup_game_nb(m):
 
 
 # ----------------------------------------------------------------------------- the game
-@njit(void(MP), cache=True)
+@njit(cache=True, inline='always')
 def play_game_nb(m):
     """Turns until a defeat, a special win, an illegal choice or the turn cap."""
     seat = m[S_FIRST]

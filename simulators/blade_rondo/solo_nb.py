@@ -388,7 +388,7 @@ def glows_nb(m):
             run_queue_nb(m)
 
 
-@njit(void(MP), cache=True)
+@njit(cache=True, inline='always')
 def player_turn_nb(m):
     """The player's turn: turn start, the Afterglows (campaign), cards until END, the end of the turn."""
     turn_start_nb(m, 0)

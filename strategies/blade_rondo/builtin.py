@@ -130,6 +130,20 @@ from strategies.blade_rondo.solo_choices_nb import (
 )
 
 SWORDS = (1 << 7) - 1
+
+
+# the game's stream as typed calls: rand_*_nb are inline='always', and numba copies an inlined function's
+# IR into every call site (the heuristic has nine), while LLVM inlines these for free
+@njit(i8(MP, i8), cache=True)
+def _rand_bit_nb(m, mask):
+    return rand_bit_nb(m, M_RNG, mask)
+
+
+@njit(f8(MP), cache=True)
+def _rand_float_nb(m):
+    return rand_float_nb(m, M_RNG)
+
+
 # knobs of heuristic_nb
 K_EPS, K_DMG, K_HEAT, K_RESP, K_PROT, K_HEAL, K_SUMMON, K_MIN = 0, 1, 2, 3, 4, 5, 6, 7
 
@@ -137,7 +151,7 @@ K_EPS, K_DMG, K_HEAT, K_RESP, K_PROT, K_HEAL, K_SUMMON, K_MIN = 0, 1, 2, 3, 4, 5
 @njit(cache=True)
 def random_nb(phase, m, seat, mask, params):
     """Uniform over whatever is legal (END included)."""
-    return rand_bit_nb(as_machine_nb(m), M_RNG, mask)
+    return _rand_bit_nb(as_machine_nb(m), mask)
 
 
 @njit(i8(MP, i8), cache=True)
@@ -263,8 +277,8 @@ def heuristic_nb(phase, m, seat, mask, params):
     """The rule set behind greedy, aggro and control (module docstring). params: [epsilon, damage,
     heating, response, protection, healing, summon, threshold]."""
     p = as_machine_nb(m)
-    if params[K_EPS] > 0.0 and rand_float_nb(p, M_RNG) < params[K_EPS]:
-        return rand_bit_nb(p, M_RNG, mask)
+    if params[K_EPS] > 0.0 and _rand_float_nb(p) < params[K_EPS]:
+        return _rand_bit_nb(p, mask)
     sb = SEAT0 + seat * SEAT_W
     if phase == PH_ACTION:
         best = -1
@@ -279,7 +293,7 @@ def heuristic_nb(phase, m, seat, mask, params):
                     ties = 1
                 elif x >= bv - 1e-9:
                     ties += 1
-                    if rand_float_nb(p, M_RNG) * ties < 1.0:
+                    if _rand_float_nb(p) * ties < 1.0:
                         best = ls
         if best >= 0 and bv >= params[K_MIN]:
             return best
@@ -293,7 +307,7 @@ def heuristic_nb(phase, m, seat, mask, params):
         return BIT_END
     if phase == PH_X:
         if m[S_CTX_OP] == DO_PAY_EXTRA:
-            return 0 if mask & 1 else rand_bit_nb(p, M_RNG, mask)
+            return 0 if mask & 1 else _rand_bit_nb(p, mask)
         b = 62
         while (mask >> b) & 1 == 0:
             b -= 1
@@ -396,10 +410,10 @@ def heuristic_nb(phase, m, seat, mask, params):
                 ties = 1
             elif val >= bv - 1e-9:
                 ties += 1
-                if rand_float_nb(p, M_RNG) * ties < 1.0:
+                if _rand_float_nb(p) * ties < 1.0:
                     best = n
         return best
-    return rand_bit_nb(p, M_RNG, mask)
+    return _rand_bit_nb(p, mask)
 
 
 # ----------------------------------------------------------------------------- the planner
@@ -450,8 +464,8 @@ def planner_nb(phase, m, seat, mask, params):
     heuristic_nb with greedy's knobs. params: [epsilon, opponent life lost, own life lost, Attack,
     Defence, face-down cards, subordinates, Voltage]."""
     p = as_machine_nb(m)
-    if params[0] > 0.0 and rand_float_nb(p, M_RNG) < params[0]:
-        return rand_bit_nb(p, M_RNG, mask)
+    if params[0] > 0.0 and _rand_float_nb(p) < params[0]:
+        return _rand_bit_nb(p, mask)
     if phase != PH_ACTION:
         g = np.empty(11)  # greedy's knobs (a global array would stop numba from caching this function)
         g[0] = 0.0
