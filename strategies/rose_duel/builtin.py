@@ -145,20 +145,25 @@ def _heuristic(phase, m, seat, mask, params, akio_mode):
         e = m[S_CTX_EVENT]
         best = PASS_BIT
         bn = -1
-        for i in range(PASS_BIT):
-            if (mask >> i) & 1 and i != PASS_BIT:
-                k = m[b + O_HAND + i]
-                nob = m[RX_AT + (e * MAX_KINDS + k) * RX_WIDTH + RX_NOBILITY]
-                if nob > bn:
-                    bn = nob
-                    best = i
+        mm = mask & ((1 << PASS_BIT) - 1)  # the offered slots, in index order
+        while mm:
+            i = _low_index_nb(mm)
+            mm &= mm - 1
+            k = m[b + O_HAND + i]
+            nob = m[RX_AT + (e * MAX_KINDS + k) * RX_WIDTH + RX_NOBILITY]
+            if nob > bn:
+                bn = nob
+                best = i
         return best
     if phase == PH_ACTION:
         if rand_float_nb(m, M_RNG) >= params[8]:
             return PASS_BIT
         hostile = 0
-        for i in range(PASS_BIT):
-            if (mask >> i) & 1 and m[CARDS_AT + m[b + O_HAND + i] * CA_WIDTH + CA_HOSTILE]:
+        mm = mask & ((1 << PASS_BIT) - 1)
+        while mm:
+            i = _low_index_nb(mm)
+            mm &= mm - 1
+            if m[CARDS_AT + m[b + O_HAND + i] * CA_WIDTH + CA_HOSTILE]:
                 hostile |= 1 << i
         if hostile == 0:
             return PASS_BIT
