@@ -247,7 +247,9 @@ HINT_NONE, HINT_ATTACK, HINT_BUFF, HINT_HEAL, HINT_SUMMON, HINT_RESPONSE, HINT_D
 # derived per card id (game.py), for the action mask's fast path: cost | type << 8 | needs_full_check << 16
 DESC_AT = HINTS_AT + N_IDS * H_WIDTH
 # solo tables (solo.py): scripted cards (SC: the Maria card, her deck), responders (RS), Ideas (ID), solo settings
-SC_AT = DESC_AT + N_IDS
+# derived per card id (game.py): the heuristics' drafting worth of the card (float64 bits; common_nb.static_score_nb)
+SCORE_AT = DESC_AT + N_IDS
+SC_AT = SCORE_AT + N_IDS
 SC_TYPE, SC_LIMITED, SC_PRELIM, SC_ROLE, SC_RS, SC_NACT, SC_ACT = 0, 1, 2, 3, 4, 5, 6  # SC_ACT: 4 action ids
 SC_WIDTH = 10
 SC_ROLE_MARIA, SC_ROLE_DECK = 0, 1

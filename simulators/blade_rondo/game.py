@@ -566,6 +566,8 @@ def build_tables(data: GameData, extra=None) -> Tables:
         image[at + E.A_SAC], image[at + E.A_SAC_N] = _compile(a["compensation"], rows, ids)
     if extra is not None:
         extra(image, rows, ids)
+    for cid in range(E.N_IDS):  # after every table it reads
+        image[E.SCORE_AT + cid] = np.float64(_draft_score(image, cid)).view(np.int64)
 
     prog = np.array(rows, dtype=np.int64).reshape(-1, E.P_WIDTH)
     image = np.concatenate([image, prog.ravel()])
@@ -576,6 +578,31 @@ def build_tables(data: GameData, extra=None) -> Tables:
         action_keys=action_keys, boxes=boxes,
         provisional={"card": [bool(cards[i]["provisional"]) if i in cards else False for i in range(61)]},
     )
+
+
+def _draft_score(image: np.ndarray, cid: int) -> float:
+    """A card's worth for drafting, for the heuristics (``strategies/blade_rondo/common_nb.static_score_nb``
+    reads it at ``SCORE_AT``): damage per cost, healing, summons, responses, from the data hints. It is the
+    same every decision, so it is worked out once here (the same float operations in the same order as the
+    kernel that computed it before, so the same values bit for bit)."""
+    h = E.HINTS_AT + cid * E.H_WIDTH
+    c = E.CARDS_AT + cid * E.C_WIDTH
+    cost = int(image[c + E.C_COST])
+    cost = cost if cost > 0 else 1
+    kind = int(image[h + E.H_KIND])
+    if kind == E.HINT_ATTACK:
+        v = (3.0 * int(image[h + E.H_PHYS]) + int(image[h + E.H_MAGIC])
+             + (5.0 if image[h + E.H_MAGIC_X] else 0.0)) / cost
+    elif kind == E.HINT_RESPONSE:
+        v = 1.6
+    elif kind == E.HINT_SUMMON:
+        sb = E.SUBS_AT + int(image[c + E.C_SUMMON]) * E.SB_WIDTH
+        v = 1.0 + 0.6 * int(image[sb + E.SB_NACT]) * (2.0 + int(image[sb + E.SB_ATK_NIGHT])) / cost
+    else:
+        v = (0.5 * int(image[h + E.H_HEAL]) + 1.5 * int(image[h + E.H_DEF]) + 1.0) / cost
+    if image[c + E.C_COINS] > 0:
+        v += 0.1
+    return v
 
 
 def _hints(c: dict, f: dict) -> list[int]:

@@ -11,6 +11,7 @@ greedy vs greedy 25k -> ~60k games/s, its compile 34 -> 30 s); a call into a sep
 function is never inlined, it costs a full call each time.
 """
 from numba import njit, types
+from numba.extending import intrinsic
 from numba.types import float64 as f8
 from numba.types import int64 as i8
 
@@ -33,14 +34,12 @@ from simulators.blade_rondo.enums import (
     ACTIONS_AT,
     AU_MAGIC,
     AU_PHYS,
-    C_COINS,
     C_COST,
     C_EFF,
     C_EFF_N,
     C_IMM,
     C_IMM_N,
     C_RESP,
-    C_SUMMON,
     C_TYPE,
     C_XCOST,
     DO_CHANGE,
@@ -52,17 +51,6 @@ from simulators.blade_rondo.enums import (
     DO_PHYS,
     DUR_PERM,
     DUR_TURN,
-    H_DEF,
-    H_HEAL,
-    H_KIND,
-    H_MAGIC,
-    H_MAGIC_X,
-    H_PHYS,
-    H_WIDTH,
-    HINT_ATTACK,
-    HINT_RESPONSE,
-    HINT_SUMMON,
-    HINTS_AT,
     IF_DAY,
     IF_DEALT,
     IF_DOLLS_AT_LEAST,
@@ -93,6 +81,7 @@ from simulators.blade_rondo.enums import (
     SB_ATK_NIGHT,
     SB_ATK_YOURS,
     SB_NACT,
+    SCORE_AT,
     SEAT0,
     SEAT_W,
     SLOT0,
@@ -113,6 +102,17 @@ from simulators.common.memory_nb import as_machine_nb
 from simulators.common.rng_nb import popcount_nb, rand_below_nb
 
 SWORDS = (1 << 7) - 1
+
+
+@intrinsic
+def _as_float_nb(typingctx, x):
+    """The float64 whose bits the int64 ``x`` holds."""
+    sig = types.float64(types.int64)
+
+    def codegen(ctx, builder, sig, args):
+        return builder.bitcast(args[0], ctx.get_value_type(types.float64))
+
+    return sig, codegen
 
 
 @njit(cache=True)
@@ -238,24 +238,9 @@ def program_gains_nb(m, start, n):
 
 @njit([f8(MP, i8), f8(I8A, i8)], cache=True)
 def static_score_nb(m, cid):
-    """A card's worth for drafting, from its data hints: damage per cost, healing, summons, responses."""
-    h = HINTS_AT + cid * H_WIDTH
-    cost = card_nb(m, cid, C_COST)
-    cost = cost if cost > 0 else 1
-    kind = m[h + H_KIND]
-    v = 0.0
-    if kind == HINT_ATTACK:
-        v = (3.0 * m[h + H_PHYS] + m[h + H_MAGIC] + (5.0 if m[h + H_MAGIC_X] else 0.0)) / cost
-    elif kind == HINT_RESPONSE:
-        v = 1.6
-    elif kind == HINT_SUMMON:
-        s = card_nb(m, cid, C_SUMMON)
-        v = 1.0 + 0.6 * sub_nb(m, s, SB_NACT) * (2.0 + sub_nb(m, s, SB_ATK_NIGHT)) / cost
-    else:
-        v = (0.5 * m[h + H_HEAL] + 1.5 * m[h + H_DEF] + 1.0) / cost
-    if card_nb(m, cid, C_COINS) > 0:
-        v += 0.1
-    return v
+    """A card's worth for drafting (damage per cost, healing, summons, responses, from its data hints):
+    worked out once per table by ``game._draft_score``, read here."""
+    return _as_float_nb(m[SCORE_AT + cid])
 
 
 @njit(cache=True)
