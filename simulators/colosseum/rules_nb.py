@@ -549,7 +549,7 @@ def allowed_nb(m, seat, field, mask):
 
 
 # ----------------------------------------------------------------------------- the game loop (takes strategies)
-@njit(i8(MP, i8[::1], STRATEGY_T, f8[::1], i8, i8, i8), cache=True, inline='always')
+@njit(i8(MP, i8[::1], STRATEGY_T, f8[::1], i8, i8, i8), cache=True)
 def ask_nb(m, v, strat, params, phase, seat, mask):
     """``strat(phase, v, seat, mask, params)``, or for the built-in random strategy (``M_INLINE_RANDOM``)
     its draw made here: the same result from the same stream, without the call through the pointer."""
@@ -686,7 +686,7 @@ def play_game_nb(m, v, strat0, params0, strat1, params1, sw):
 # for conditions that are not tabled; they see the locals written back first, which are reloaded afterwards.
 # It leaves the machine exactly as ``_resolve_round_nb`` would (trace apart);
 # tests/simulators/test_colosseum_fast_round.py compares the two over many games and rule variants.
-@njit(cache=True, inline='always')
+@njit(void(MP, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8), cache=True)
 def _flush_nb(m, dist, e0, e1, e2, hp0, hp1, dmg0, dmg1, ta0, ta1):
     m[S_DIST] = dist
     m[S_DICE] = e0
@@ -700,13 +700,13 @@ def _flush_nb(m, dist, e0, e1, e2, hp0, hp1, dmg0, dmg1, ta0, ta1):
     m[SEAT0 + SEAT_W + O_TA] = ta1
 
 
-@njit(cache=True, inline='always')
+@njit(UniTuple(i8, 10)(MP), cache=True)
 def _reload_nb(m):
     return (m[S_DIST], m[S_DICE], m[S_DICE + 1], m[S_DICE + 2], m[SEAT0 + O_HP], m[SEAT0 + SEAT_W + O_HP],
             m[SEAT0 + O_DMG], m[SEAT0 + SEAT_W + O_DMG], m[SEAT0 + O_TA], m[SEAT0 + SEAT_W + O_TA])
 
 
-@njit(cache=True, inline='always')
+@njit(void(MP, i8, i8), cache=True)
 def _ko_nb(m, hp0, hp1):
     """``ko_check_nb``'s ending (no trace), for HP already known to have a 0."""
     m[S_DONE] = 1
@@ -716,6 +716,12 @@ def _ko_nb(m, hp0, hp1):
     else:
         m[S_WINNER] = 0 if hp1 <= 0 else 1
         m[S_END] = END_KO
+
+
+@njit(b1(MP, i8, i8, i8), cache=True)
+def _od_ready_typed_nb(m, seat, od, dist):
+    """``od_ready_nb`` compiled once (numba would copy an inline='always' chain into every call site)."""
+    return od_ready_nb(m, seat, od, dist)
 
 
 @njit(void(MP, i8, i8), cache=True, inline='always')
@@ -823,8 +829,8 @@ def _fast_round_nb(m, c0, c1):
     ready1 = False
     exerted = 0
     if k0 == OD or k1 == OD:
-        ready0 = k0 == OD and od_ready_nb(m, 0, m[b0 + O_OD], dist)
-        ready1 = k1 == OD and od_ready_nb(m, 1, m[b1 + O_OD], dist)
+        ready0 = k0 == OD and _od_ready_typed_nb(m, 0, m[b0 + O_OD], dist)
+        ready1 = k1 == OD and _od_ready_typed_nb(m, 1, m[b1 + O_OD], dist)
         _flush_nb(m, dist, e0, e1, e2, hp0, hp1, dmg0, dmg1, ta0, ta1)
         exerted = _overdrives_nb(m, k0, k1, ready0, ready1)
         if exerted & 4:
@@ -846,9 +852,9 @@ def _fast_round_nb(m, c0, c1):
     h1 |= moved & (1 if dest1 >= 0 else 0) & ((r0 >> d0) & 1) & (1 - i0)
     if moved and (k0 == OD or k1 == OD) and m[RULES_AT + R_MOVE_HIT_VS_OD]:
         # a move escaping an Overdrive that would have exerted at the old distance Hits (R6)
-        if dest0 >= 0 and k1 == OD and not ready1 and od_ready_nb(m, 1, m[b1 + O_OD], d0):
+        if dest0 >= 0 and k1 == OD and not ready1 and _od_ready_typed_nb(m, 1, m[b1 + O_OD], d0):
             h0 = 1
-        if dest1 >= 0 and k0 == OD and not ready0 and od_ready_nb(m, 0, m[b0 + O_OD], d0):
+        if dest1 >= 0 and k0 == OD and not ready0 and _od_ready_typed_nb(m, 0, m[b0 + O_OD], d0):
             h1 = 1
     # damage: a same-attribute draw deals the difference, a Hit its card's damage (exclusive cases)
     drw = i0 & i1 & same
