@@ -66,11 +66,18 @@ _W: dict = {}
 
 
 def _init(base: dict, dims: list, swap: bool):
+    _W.clear()
+    _W.update(base=RunSpec(**base), dims=dims, swap=swap)
+
+
+def _init_pool_worker(base: dict, dims: list, swap: bool):
+    """A pool worker ignores Ctrl-C (the parent decides). Only workers: ignoring it in the calling process
+    made `balance autobalance` uninterruptible, and every process it started afterwards inherited the
+    ignored SIGINT."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _W.clear()
-    _W.update(base=RunSpec(**base), dims=dims, swap=swap)
+    _init(base, dims, swap)
 
 
 def _task(overrides: tuple, deals: int):
@@ -97,7 +104,7 @@ class Evaluator:
         self.pool = None
         if workers > 1:
             ctx = get_context("fork" if sys.platform == "linux" and threading.active_count() == 1 else "spawn")
-            self.pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init, initargs=args)
+            self.pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init_pool_worker, initargs=args)
         self.games = 0
         self.seat_orders = 2 if swap else 1
 

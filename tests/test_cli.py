@@ -302,8 +302,14 @@ def test_interrupt_then_resume(capsys, tmp_path):
     d = tmp_path / "run"
     games, chunk = 24000, 1000
     args = _simulate_args(d, games=games, chunk=chunk, strategies=("nash", "greedy"))
+    def interruptible():
+        # a child inherits an ignored or blocked SIGINT from this process (whatever an earlier test left in
+        # it); start the run as a shell would, with Ctrl-C at its default
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
     proc = subprocess.Popen([str(BALANCE_EXE), *map(str, args)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+                            text=True, preexec_fn=interruptible)
     try:
         deadline = time.time() + 180
         while time.time() < deadline:

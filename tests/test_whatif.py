@@ -62,6 +62,11 @@ def test_autobalance_moves_a_stated_field_into_the_band(capsys, tmp_path):
                           "--max-edits", "1", "--dim", "character", "--games", "3000", "--screen-games", "1000",
                           "--verify-games", "3000", "--data", PINNED, "--workers", "1", "--json", tmp_path / "a.json")
     assert code == 0, err
+    import signal
+
+    # the evaluation pool's workers ignore Ctrl-C; the calling process must not (it once did: autobalance could
+    # not be interrupted, and every process it started afterwards inherited the ignored SIGINT)
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
     import json
 
     res = json.loads((tmp_path / "a.json").read_text())
