@@ -275,7 +275,15 @@ def test_sigkill_at_any_point_then_resume_gives_identical_records(tmp_path, kill
     proc = subprocess.Popen([str(a) for a in args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
     n_chunks = -(-KILL_GAMES // KILL_CHUNK)
-    ready = {"before_any_chunk": lambda: (d / ".lock").exists(),
+    # the lock is created, then its host and pid written: wait for both (a kill in between leaves an empty
+    # lock, which a resume takes over as garbled, a case of its own)
+    def lock_written():
+        try:
+            return bool((d / ".lock").read_text().strip())
+        except FileNotFoundError:
+            return False
+
+    ready = {"before_any_chunk": lock_written,
              "first_chunk": lambda: _chunk_files_on_disk(d) >= 1,
              "half": lambda: _chunk_files_on_disk(d) >= n_chunks // 2}[when]
     kids = []
