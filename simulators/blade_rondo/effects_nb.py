@@ -70,6 +70,8 @@ from simulators.blade_rondo.enums import (
     L_SUB,
     L_WHERE,
     L_ZONE,
+    M_RANDOM_FN,
+    M_RNG,
     M_SIZE,
     M_SOLO,
     M_TRACE_AT,
@@ -140,6 +142,7 @@ from simulators.blade_rondo.enums import (
     SEAT0,
     SEAT_W,
     SG_C,
+    SG_INLINE,
     SG_JIT,
     SG_NPARAMS,
     SG_PARAMS,
@@ -172,7 +175,7 @@ from simulators.blade_rondo.enums import (
     Z_UP,
 )
 from simulators.common.memory_nb import MACHINE_PTR as MP
-from simulators.common.rng_nb import popcount_nb
+from simulators.common.rng_nb import popcount_nb, rand_bit_nb
 from simulators.common.strategy import STRATEGY_T
 
 ST = STRATEGY_T
@@ -316,7 +319,16 @@ def bind_strategies_nb(m, size, s0, p0, s1, p1):
         m[b + SG_JIT] = w[2]
         m[b + SG_PARAMS] = p0.ctypes.data if seat == 0 else p1.ctypes.data
         m[b + SG_NPARAMS] = p0.size if seat == 0 else p1.size
+        # the built-in random strategy (its Python object, M_RANDOM_FN): decide_nb draws for it inline
+        m[b + SG_INLINE] = 1 if m[M_RANDOM_FN] != 0 and w[1] == m[M_RANDOM_FN] else 0
     m[M_SIZE] = size
+
+
+@njit(i8(MP, i8), cache=True)
+def draw_nb(m, mask):
+    """The built-in random strategy's choice (``strategies.blade_rondo.builtin.random_nb``): a uniform set bit of
+    ``mask`` from the game's stream. A typed call: numba copies an inline='always' function's IR into each caller."""
+    return rand_bit_nb(m, M_RNG, mask)
 
 
 @njit(i8(MP, i8, i8, i8), cache=True)
@@ -330,6 +342,8 @@ def decide_nb(m, phase, seat, mask):
     if seat == 1 and m[M_SOLO] != 0:  # a scripted opponent never asks a strategy: the rules' default
         return lowest_bit_nb(mask)
     b = STRAT0 + seat * SG_W
+    if m[b + SG_INLINE]:  # the built-in random strategy: the same draw from the same stream, without the call
+        return draw_nb(m, mask)
     fn = _fn_value(m[b + SG_C], m[b + SG_PY], m[b + SG_JIT])
     v = carray(m, m[M_SIZE])
     params = carray(_f8_pointer(m[b + SG_PARAMS]), m[b + SG_NPARAMS])

@@ -204,8 +204,10 @@ IDEA_ACTS = 6
 # arrays and functions alive.
 STRAT0 = SOLO_END
 SG_C, SG_PY, SG_JIT, SG_PARAMS, SG_NPARAMS = 0, 1, 2, 3, 4
+SG_INLINE = 5  # 1: the seat plays the built-in random strategy, drawn inline by decide_nb (game.py sets it)
 SG_W = 6
 M_SIZE = STRAT0 + 2 * SG_W
+M_RANDOM_FN = M_SIZE + 1  # id() of the built-in random strategy (game.py), 0: none; bind_strategies_nb sets SG_INLINE
 STRAT_END = M_SIZE + 4
 
 # --- tables

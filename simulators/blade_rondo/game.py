@@ -769,6 +769,17 @@ def trace_rows(m: np.ndarray) -> np.ndarray:
     return m[at:at + int(m[E.M_TRACE_N]) * E.TRACE_W].reshape(-1, E.TRACE_W)
 
 
+def random_fn_word() -> int:
+    """``E.M_RANDOM_FN``: the Python object of the built-in random strategy (what a bound function value holds as
+    its ``py_addr``), so that ``effects_nb.decide_nb`` draws for a seat playing it inline (the same draw from the
+    same stream, without the call through the pointer); 0 when the strategies are not loaded."""
+    import sys
+
+    builtin = sys.modules.get("strategies.blade_rondo.builtin")
+    rnd = getattr(builtin, "random_nb", None)
+    return 0 if rnd is None else id(rnd)
+
+
 def simulate_chunk(tables: Tables, settings: dict, start: int, count: int, key: np.ndarray, strategies, params,
                    machine: np.ndarray | None = None) -> np.ndarray:
     """Play games ``start .. start+count-1``; return their records (``record_dt``)."""
@@ -776,6 +787,7 @@ def simulate_chunk(tables: Tables, settings: dict, start: int, count: int, key: 
 
     out = np.zeros(count, dtype=E.record_dt)
     m = machine if machine is not None else new_machine(tables, settings)
+    m[E.M_RANDOM_FN] = random_fn_word()
     simulate_chunk_nb()(m, np.int64(start), np.int64(count), key, strategies[0].fn, params[0], strategies[1].fn,
                         params[1], np.int64(0), np.int64(1), out)
     return out

@@ -472,6 +472,7 @@ def simulate_chunk(tables, settings: dict, start: int, count: int, key: np.ndarr
     rec = E.maria_dt if tables.mode == MARIA else E.campaign_dt
     out = np.zeros(count, dtype=rec)
     m = machine if machine is not None else new_machine(tables, settings)
+    m[E.M_RANDOM_FN] = G.random_fn_word()
     kern = maria_chunk_nb() if tables.mode == MARIA else campaign_chunk_nb()
     kern(m, np.int64(start), np.int64(count), key, strategies[0].fn, params[0], strategies[1].fn, params[1],
          np.int64(0), np.int64(1), out)

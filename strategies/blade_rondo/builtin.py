@@ -20,6 +20,7 @@ from simulators.blade_rondo.effects_nb import (
     F8A,
     bind_strategies_nb,
     card_nb,
+    draw_nb,
     eff_defence_nb,
     lowest_bit_nb,
     remaining_nb,
@@ -109,7 +110,7 @@ from simulators.blade_rondo.enums import (
 from simulators.blade_rondo.rules_nb import action_mask_nb, use_card_nb
 from simulators.common.memory_nb import MACHINE_PTR as MP
 from simulators.common.memory_nb import as_machine_nb
-from simulators.common.rng_nb import popcount_nb, rand_bit_nb, rand_float_nb
+from simulators.common.rng_nb import popcount_nb, rand_float_nb
 from simulators.common.strategy import STRATEGY_SIG
 from strategies.blade_rondo.common_nb import (
     argmax_nb,
@@ -133,10 +134,9 @@ SWORDS = (1 << 7) - 1
 
 
 # the game's stream as typed calls: rand_*_nb are inline='always', and numba copies an inlined function's
-# IR into every call site (the heuristic has nine), while LLVM inlines these for free
-@njit(i8(MP, i8), cache=True)
-def _rand_bit_nb(m, mask):
-    return rand_bit_nb(m, M_RNG, mask)
+# IR into every call site (the heuristic has nine), while LLVM inlines these for free. _rand_bit_nb is
+# effects_nb.draw_nb, which decide_nb calls for the built-in random strategy itself (SG_INLINE)
+_rand_bit_nb = draw_nb
 
 
 @njit(f8(MP), cache=True)

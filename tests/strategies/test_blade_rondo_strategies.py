@@ -170,3 +170,27 @@ def test_drafting_prefers_the_stronger_cards():
     score = {n: static_score_nb(m, n) for n in box}
     kept = np.mean([score[n] for r in recs for n in box if (int(r["hand0"]) >> n) & 1])
     assert kept > np.mean(list(score.values()))
+
+
+@pytest.mark.parametrize("pair", [("random", "random"), ("random", "greedy"), ("control", "random")])
+def test_inline_random_draw_matches_the_strategy_call(pair):
+    """decide_nb draws for the built-in random strategy itself (SG_INLINE, from M_RANDOM_FN): the records equal
+    those of the same games asking random_nb through its function value."""
+    from simulators.blade_rondo.game import new_machine, random_fn_word
+    from simulators.blade_rondo.rules_nb import simulate_chunk_nb
+
+    from simulators.blade_rondo.game import simulate_chunk
+
+    p = prep(*pair, setup="gg_mixed")
+    assert random_fn_word() != 0
+    mf = new_machine(p.tables, p.settings)
+    fast = simulate_chunk(p.tables, p.settings, 0, 400, p.key, p.strategies, p.params, machine=mf)
+    assert [mf[E.STRAT0 + s * E.SG_W + E.SG_INLINE] for s in (0, 1)] == [int(n == "random") for n in pair]
+    assert fast.tobytes() == p.chunk(0, 400).tobytes()
+    out = np.zeros(400, dtype=E.record_dt)
+    m = new_machine(p.tables, p.settings)
+    assert m[E.M_RANDOM_FN] == 0  # no word: every decision goes through the function value
+    simulate_chunk_nb()(m, np.int64(0), np.int64(400), p.key, p.strategies[0].fn, p.params[0], p.strategies[1].fn,
+                        p.params[1], np.int64(0), np.int64(1), out)
+    assert m[E.STRAT0 + E.SG_INLINE] == 0 and m[E.STRAT0 + E.SG_W + E.SG_INLINE] == 0
+    assert fast.tobytes() == out.tobytes()
