@@ -14,6 +14,11 @@ The built-in ``random`` strategy (uniform over the legal choices) is defined her
 draws their choice inline with the same ``uniform_choice_nb`` (the same draw from the same stream), without
 the call through the address (~9 ns of ~15 a decision).
 
+The built-in ``heuristic`` and ``akio`` strategies are recognised the same way (``C_HEUR``, ``C_AKIO_MODE``) and
+decided inline with ``heuristic_nb.heuristic_choice_nb`` on the seat's params row (``params_row_nb``): the entry
+points take the three built-ins as a tuple (``builtins()``), since only the addresses the strategies arrive
+with can be compared.
+
 The addresses are valid while the strategies' dispatchers and the params array live: each entry point
 installs them at its start from the arguments it was given (so the caller holds them for the call).
 """
@@ -24,14 +29,18 @@ from numba.extending import intrinsic
 
 from simulators.common.memory_nb import MACHINE_PTR, as_machine_nb
 from simulators.common.rng_nb import rand_bit_nb
-from simulators.common.strategy import STRATEGY_SIG
-from simulators.rose_duel.enums import C_FN, C_M_N, C_PAR, C_PAR_W, C_UNIFORM, M_RNG, MAX_SEATS
+from simulators.common.strategy import STRATEGY_SIG, STRATEGY_T
+from simulators.rose_duel.enums import (
+    C_AKIO_MODE, C_FN, C_HEUR, C_M_N, C_PAR, C_PAR_W, C_UNIFORM, M_RNG, MAX_SEATS,
+)
+from simulators.rose_duel.heuristic_nb import akio_nb, heuristic_nb
 
 _I8_ARR = types.int64[::1]
 _F8_ARR = types.float64[::1]
 
 
 _STRATEGY_FT = types.FunctionType(STRATEGY_SIG)
+BUILTINS_T = types.UniTuple(STRATEGY_T, 3)  # (uniform, heuristic, akio): builtins()
 
 
 @intrinsic
@@ -81,6 +90,24 @@ def _call_nb(typingctx, addr, phase, mptr, m_n, seat, mask, par, par_n):
     return sig, codegen
 
 
+@intrinsic
+def _f8_ptr_nb(typingctx, addr):
+    """An integer address as a ``float64*``."""
+    if not isinstance(addr, types.Integer):
+        return None
+
+    def codegen(context, builder, sig, args):
+        return builder.inttoptr(args[0], context.get_value_type(types.CPointer(types.float64)))
+
+    return types.CPointer(types.float64)(addr), codegen
+
+
+@njit(cache=True, inline='always')
+def params_row_nb(m, seat):
+    """Seat ``seat``'s params row (``float64*``, the row a strategy called through its address gets)."""
+    return _f8_ptr_nb(m[C_PAR + seat])
+
+
 @njit(cache=True, inline='always')
 def call_strategy_nb(m, seat, phase, mask):
     """Seat ``seat``'s (0..5) strategy's choice, from the addresses ``install_nb`` put in the machine."""
@@ -100,17 +127,22 @@ def uniform_strategy_nb(phase, m, seat, mask, params):
 
 
 @njit(cache=True)
-def install_nb(machine, strats, params, uniform):
-    """Write the strategies' addresses, the params rows' addresses, the seats playing ``uniform`` (the caller
-    passes ``uniform_strategy_nb``, so its address is the one the strategies arrive with) and the machine's
-    length into the machine's call block. ``params``: the (6, P) C-contiguous float64 params of the seats."""
+def install_nb(machine, strats, params, builtin):
+    """Write the strategies' addresses, the params rows' addresses, the seats playing a built-in strategy
+    (``builtin`` = ``builtins()``, passed by the caller so that their addresses are the ones the strategies
+    arrive with) and the machine's length into the machine's call block. ``params``: the (6, P) C-contiguous
+    float64 params of the seats."""
     n = machine.size
     machine[C_M_N] = n
     w = params.shape[1]
     machine[C_PAR_W] = w
     base = params.ctypes.data
-    uniform = jit_address_nb(uniform)  # (a global's address here would be a linked copy's, never equal)
+    uniform = jit_address_nb(builtin[0])  # (a global's address here would be a linked copy's, never equal)
+    heur = jit_address_nb(builtin[1])
+    akio = jit_address_nb(builtin[2])
     seats = 0
+    hseats = 0
+    aseats = 0
     for s in range(MAX_SEATS):
         a = jit_address_nb(strats[s])
         if a == 0:
@@ -119,4 +151,15 @@ def install_nb(machine, strats, params, uniform):
         machine[C_PAR + s] = base + s * w * 8
         if a == uniform:
             seats |= 1 << s
+        elif (a == heur or a == akio) and w >= 12:  # (the heuristics read 12 params)
+            hseats |= 1 << s
+            if a == akio:
+                aseats |= 1 << s
     machine[C_UNIFORM] = seats
+    machine[C_HEUR] = hseats
+    machine[C_AKIO_MODE] = aseats
+
+
+def builtins():
+    """The built-in strategies the kernels decide inline, as entry points take them: (uniform, heuristic, akio)."""
+    return (uniform_strategy_nb, heuristic_nb, akio_nb)

@@ -18,8 +18,7 @@ from simulators.rose_duel.enums import (
     S_DONE, S_END, S_EVD_N, S_EVX_N, S_IN_DUEL, S_N_ACTIVE, S_N_PLAYERS, S_POOL, S_TURN, S_VICTOR, S_WINNER, SEAT0,
     SEAT_W,
 )
-from simulators.common.strategy import STRATEGY_T
-from simulators.rose_duel.call_nb import install_nb, uniform_strategy_nb
+from simulators.rose_duel.call_nb import BUILTINS_T, builtins, install_nb
 from simulators.rose_duel.rules_nb import PARAMS_T, STRATS_T, next_active_nb, setup_nb, turn_nb
 
 VIOLATIONS = (
@@ -102,13 +101,13 @@ def check_state_nb(m):
 
 CHECKED_SIG = types.void(
     types.int64[::1], types.int64, types.int64, types.uint64[::1], types.int64, types.int64[::1],
-    STRATS_T, PARAMS_T, types.int64[:, ::1], STRATEGY_T,
+    STRATS_T, PARAMS_T, types.int64[:, ::1], BUILTINS_T,
 )
 
 
-def _checked_chunk(machine, start, count, key, n_players, fixed, strats, params, out, uniform):
+def _checked_chunk(machine, start, count, key, n_players, fixed, strats, params, out, builtin):
     """Games under checks; ``out[i]`` = (violation code, turn, winner, end reason, turns)."""
-    install_nb(machine, strats, params, uniform)
+    install_nb(machine, strats, params, builtin)
     v = unmanaged_view_nb(machine)
     m = as_machine_nb(machine)
     for i in range(count):
@@ -154,5 +153,5 @@ def run_checked(tables, settings, start, count, key, strategies, params) -> np.n
     fns, P = strategy_tuple(strategies, params)
     out = np.zeros((count, 5), np.int64)
     checked_chunk_nb()(new_machine(tables), np.int64(start), np.int64(count), key, np.int64(n), fixed, fns, P, out,
-                        uniform_strategy_nb)
+                        builtins())
     return out

@@ -64,7 +64,7 @@ def run_duels(tables, d0: int, d1: int, n: int, seed: int = 1, focus=(None, None
     outcome 0 hit / 1 lock / 2 parry, hits, locks, parries)."""
     from balance import registry
     from simulators.rose_duel.game import new_machine, strategy_tuple
-    from simulators.rose_duel.call_nb import uniform_strategy_nb
+    from simulators.rose_duel.call_nb import builtins
     from simulators.rose_duel.rules_nb import duel_batch_nb
 
     st = registry.get_strategy("rose_duel", strategy)
@@ -82,7 +82,7 @@ def run_duels(tables, d0: int, d1: int, n: int, seed: int = 1, focus=(None, None
         if mods[s] is not None:
             mm[s] = mods[s]
     out = np.zeros((n, 7), np.int64)
-    duel_batch_nb(m, root_key(seed), n, d0, d1, mm, fns, P, out, uniform_strategy_nb)
+    duel_batch_nb(m, root_key(seed), n, d0, d1, mm, fns, P, out, builtins())
     return out
 
 

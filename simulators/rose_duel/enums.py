@@ -177,7 +177,9 @@ C_PAR = C_FN + MAX_SEATS  # MAX_SEATS
 C_PAR_W = C_PAR + MAX_SEATS
 C_M_N = C_PAR_W + 1
 C_UNIFORM = C_M_N + 1  # bit mask of the seats whose strategy is call_nb.uniform_strategy_nb (drawn inline)
-CALL_END = C_UNIFORM + 1
+C_HEUR = C_UNIFORM + 1  # bit mask of the seats playing heuristic_nb.heuristic_nb or akio_nb (decided inline)
+C_AKIO_MODE = C_HEUR + 1  # bit mask of the seats playing heuristic_nb.akio_nb
+CALL_END = C_AKIO_MODE + 1
 
 # --- tables
 RULES_AT = CALL_END

@@ -394,7 +394,7 @@ def rows_to_records(rows: np.ndarray) -> np.ndarray:
 def simulate_chunk(tables: Tables, settings: dict, start: int, count: int, key: np.ndarray, strategies, params,
                    machine: np.ndarray | None = None) -> np.ndarray:
     """Play games ``start .. start+count-1``; return their records (``record_dt``)."""
-    from simulators.rose_duel.call_nb import uniform_strategy_nb
+    from simulators.rose_duel.call_nb import builtins
     from simulators.rose_duel.rules_nb import simulate_chunk_nb
 
     setup = settings.get("setup", DEFAULT_SETUP)
@@ -405,7 +405,7 @@ def simulate_chunk(tables: Tables, settings: dict, start: int, count: int, key: 
     m = machine if machine is not None else new_machine(tables)
     rows = np.zeros((count, len(E.record_dt.names)), np.int64)
     simulate_chunk_nb()(m, np.int64(start), np.int64(count), key, np.int64(n), fixed, fns, P, sids, rows,
-                        uniform_strategy_nb)
+                        builtins())
     return rows_to_records(rows)
 
 

@@ -26,9 +26,12 @@ from numba.types import int64 as i8
 from simulators.common.memory_nb import MACHINE_PTR, as_machine_nb
 from simulators.common.rng_nb import popcount_nb, rand_below_nb, rand_bit_nb, seed_nb
 from simulators.common.strategy import STRATEGY_T
-from simulators.rose_duel.call_nb import call_strategy_nb, install_nb, uniform_choice_nb, uniform_strategy_nb
+from simulators.rose_duel.call_nb import (
+    BUILTINS_T, call_strategy_nb, install_nb, params_row_nb, uniform_choice_nb, uniform_strategy_nb,
+)
+from simulators.rose_duel.heuristic_nb import akio_nb, heuristic_choice_nb, heuristic_nb
 from simulators.rose_duel.enums import (
-    C_UNIFORM,
+    C_AKIO_MODE, C_HEUR, C_UNIFORM,
     SCR_DICE_AT, SCR_DICE_N, SCR_DICE_POS, SCR_ERR, SCR_ON, R_UNOWNED_GOALS, UNOWNED_VICTOR,
     R_FORBID_KINDS, R_FORBID_SEATS, FIRST_BITS, FIRST_COLUMNS, FIRST_PER_COLUMN, FIRST_TURN_CAP, FIRST_USED,
     AKIO_AT, AKIO_CARDS_AT, AKIO_HAND, CA_CANCELS, CA_COPIES, CA_DUEL_EFF, CA_DUEL_EFF_N, CA_EFF, CA_EFF_N, CA_TYPE,
@@ -71,7 +74,7 @@ STRATS_T = types.UniTuple(STRATEGY_T, MAX_SEATS)
 PARAMS_T = types.float64[:, ::1]
 CHUNK_SIG = types.void(
     types.int64[::1], types.int64, types.int64, types.uint64[::1], types.int64, types.int64[::1],
-    STRATS_T, PARAMS_T, types.int64[::1], ROWS_T, STRATEGY_T,
+    STRATS_T, PARAMS_T, types.int64[::1], ROWS_T, BUILTINS_T,
 )
 
 
@@ -239,6 +242,8 @@ def ask_nb(m, seat, phase, mask):
         return house_choice_nb(m, phase, mask)
     if (m[C_UNIFORM] >> seat) & 1:
         c = uniform_choice_nb(m, mask)  # the seat plays call_nb.uniform_strategy_nb: its draw, inline
+    elif (m[C_HEUR] >> seat) & 1:  # heuristic_nb.heuristic_nb / akio_nb: the same decision, inline
+        c = heuristic_choice_nb(phase, m, seat, mask, params_row_nb(m, seat), (m[C_AKIO_MODE] >> seat) & 1 != 0)
     else:
         c = call_strategy_nb(m, seat, phase, mask)
     if c < 0 or c > 62 or (mask >> c) & 1 == 0:
@@ -1362,10 +1367,10 @@ def write_row_nb(out, i, g, m, sids):
         r[at + c] = w  # int64 bits of the uint64 column (rows_to_records casts)
 
 
-def _simulate_chunk(machine, start, count, key, n_players, fixed, strats, params, sids, out, uniform):
+def _simulate_chunk(machine, start, count, key, n_players, fixed, strats, params, sids, out, builtin):
     """Play games ``start .. start+count-1`` into ``out`` (int64 rows); game ``g`` is seeded from
-    ``(key, g)`` alone, so any chunking gives the same rows. ``uniform``: ``call_nb.uniform_strategy_nb``."""
-    install_nb(machine, strats, params, uniform)
+    ``(key, g)`` alone, so any chunking gives the same rows. ``builtin``: ``call_nb.builtins()``."""
+    install_nb(machine, strats, params, builtin)
     m = as_machine_nb(machine)
     for i in range(count):
         g = start + i
@@ -1395,7 +1400,7 @@ def setup_game_nb(machine, n_players, fixed):
 @njit(cache=True)
 def turn_step_nb(machine, strats, params):
     """One turn of the current player, then the turn counter and the next player (scenarios)."""
-    install_nb(machine, strats, params, uniform_strategy_nb)
+    install_nb(machine, strats, params, (uniform_strategy_nb, heuristic_nb, akio_nb))  # (globals: never recognised)
     m = as_machine_nb(machine)
     turn_nb(m)
     m[S_TURN] += 1
@@ -1404,12 +1409,12 @@ def turn_step_nb(machine, strats, params):
 
 
 @njit(cache=True)
-def duel_batch_nb(machine, key, n, d0, d1, mods, strats, params, out, uniform):
+def duel_batch_nb(machine, key, n, d0, d1, mods, strats, params, out, builtin):
     """``n`` duels of duelist ``d0`` (challenger, seat 0) against ``d1`` (Victor, seat 1) from fresh
     cards; ``mods[side, stat]`` lasting modifiers; the duel block's fixed focus/location (set by the
     caller in ``machine``) are kept. ``out[i]`` = (winner side, result, phases, first attack outcome).
-    ``uniform``: ``call_nb.uniform_strategy_nb``."""
-    install_nb(machine, strats, params, uniform)
+    ``builtin``: ``call_nb.builtins()``."""
+    install_nb(machine, strats, params, builtin)
     m = as_machine_nb(machine)
     fix = machine[DUEL0 + D_FIX:DUEL0 + D_FIX + 16].copy()
     for i in range(n):

@@ -357,7 +357,7 @@ def test_strategies_called_through_the_machine_decide_as_before():
     from balance.runs import Prepared, RunSpec
     from simulators.common.memory_nb import as_machine_nb
     from simulators.common.rng_nb import rand_bit_nb
-    from simulators.rose_duel.call_nb import uniform_strategy_nb
+    from simulators.rose_duel.call_nb import builtins
     from simulators.rose_duel.game import new_machine, simulate_chunk, strategy_tuple
     from simulators.rose_duel.rules_nb import simulate_chunk_nb
 
@@ -394,5 +394,5 @@ def test_strategies_called_through_the_machine_decide_as_before():
     rows = np.zeros((100, len(E.record_dt.names)), np.int64)
     fixed = np.full(E.MAX_SEATS + 2, -1, np.int64)
     simulate_chunk_nb()(m, np.int64(0), np.int64(100), prep.key, np.int64(6), fixed, fns, P,
-                        np.zeros(E.MAX_SEATS, np.int64), rows, uniform_strategy_nb)
+                        np.zeros(E.MAX_SEATS, np.int64), rows, builtins())
     assert (rows[:, E.record_dt.names.index("end_reason")] != E.END_ILLEGAL).all()

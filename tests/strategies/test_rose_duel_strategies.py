@@ -36,3 +36,44 @@ def test_focus_split_short_path_matches_full_scan():
                 assert a == b, (mask, ft, fp, a, b)
                 n += 1
     assert n > 10_000
+
+
+def test_builtin_heuristics_decided_inline_match_calls_through_address():
+    """The kernels decide the built-in heuristic and akio seats inline (call_nb.install_nb marks them); copies of
+    the same decision, called through their addresses, play the same games, alone and mixed, with each seat's
+    own params row (aggressive is heuristic_nb with other params)."""
+    from balance.registry import Strategy, get_strategy
+    from balance.runs import Prepared, RunSpec
+    from simulators.common.memory_nb import as_machine_nb
+    from simulators.rose_duel.game import new_machine, simulate_chunk
+    from strategies.rose_duel.builtin import heuristic_choice_nb
+
+    @njit
+    def heuristic_copy_nb(phase, m, seat, mask, params):
+        return heuristic_choice_nb(phase, as_machine_nb(m), seat, mask, params, False)
+
+    @njit
+    def akio_copy_nb(phase, m, seat, mask, params):
+        return heuristic_choice_nb(phase, as_machine_nb(m), seat, mask, params, True)
+
+    heur, aggr, akio = (get_strategy("rose_duel", n) for n in ("heuristic", "aggressive", "akio"))
+
+    def copy(st, fn):
+        return Strategy(name=st.name + "_copy", game="rose_duel", fn=fn, description="", params=st.params)
+
+    hc, gc, ac = copy(heur, heuristic_copy_nb), copy(aggr, heuristic_copy_nb), copy(akio, akio_copy_nb)
+    prep = Prepared(RunSpec(game="rose_duel", games=1, seed=11, options={"players": 5}).normalised())
+    for inline, called, masks in (
+            ([heur], [hc], [(0b111111, 0), (0, 0)]),
+            ([akio], [ac], [(0b111111, 0b111111), (0, 0)]),
+            ([heur, aggr, akio], [hc, gc, ac], [(0b111111, 0b100100), (0, 0)]),
+            ([akio, hc, aggr], [ac, heur, gc], [(0b101101, 0b001001), (0b010010, 0)])):
+        recs = []
+        for strats, (heur_seats, akio_seats) in zip((inline, called), masks):
+            m = new_machine(prep.tables)
+            recs.append(simulate_chunk(prep.tables, prep.settings, 0, 400, prep.key, strats,
+                                       [st.params for st in strats], machine=m))
+            assert (m[E.C_HEUR], m[E.C_AKIO_MODE]) == (heur_seats, akio_seats)
+        a, b = recs
+        assert (a["end_reason"] != E.END_ILLEGAL).all() and a["revolutions"].sum() > 0
+        assert a.tobytes() == b.tobytes()

@@ -1,0 +1,238 @@
+"""The built-in heuristic strategies' decisions (``strategies.rose_duel.builtin`` registers them).
+
+``heuristic_choice_nb`` is the whole decision. It lives beside the kernels because ``rules_nb.ask_nb`` runs it
+inline for the seats that play ``heuristic_nb`` or ``akio_nb`` (``call_nb.install_nb`` marks them by the address
+their strategy arrives with: ``C_HEUR``, ``C_AKIO_MODE``) instead of calling it through the address: the same
+function on the same machine, params row and stream, so the same choice and the same draws.
+"""
+from math import sqrt
+
+from numba import njit
+
+from simulators.common.memory_nb import as_machine_nb
+from simulators.common.rng_nb import popcount_nb, rand_bit_nb, rand_float_nb
+from simulators.rose_duel.enums import (
+    AKIO_AT, CA_HOSTILE, CA_WIDTH, CARDS_AT, D_REVOLUTION, D_SIDE0, DU_FOCUS, DU_PARRY, DU_STAMINA, DU_THRUST,
+    DU_WIDTH, DUEL0, DUELISTS_AT, LOC_BODY, LOC_ROSE, M_RNG, MAX_FOCUS, MAX_KINDS, NO, O_DUELIST, O_FOCUS, O_GOALS,
+    O_HAND, O_MAXST, O_MOD, O_STAMINA, PASS_BIT, PH_ACTION, PH_CANCEL, PH_CHALLENGE, PH_DRAW, PH_DUEL_CARD,
+    PH_FOCUS, PH_FOCUS_LOSS, PH_LOCATION, PH_REACT, PH_REVOLUTION, PH_SIDE, PH_SPECTATE, PH_TARGET, RX_AT,
+    RX_NOBILITY, RX_WIDTH, S_CTX_CARD, S_CTX_EVENT, S_N_PLAYERS, S_VICTOR, SEAT0, SEAT_W, SIDE_W, SPLIT_AT,
+    SPLIT_MASK_AT, X_AKIO, X_SEAT, YES, HOUSE, ST_THRUST, ST_PARRY,
+)
+
+
+@njit(cache=True, inline='always')
+def _power_nb(m, p):
+    """A public strength estimate of seat ``p``'s duelist: thrust + parry + focus + Stamina/2 + modifiers."""
+    b = SEAT0 + p * SEAT_W
+    d = m[b + O_DUELIST]
+    if d < 0:
+        return 0.0
+    at = DUELISTS_AT + d * DU_WIDTH
+    return (m[at + DU_THRUST] + m[at + DU_PARRY] + m[b + O_MOD + ST_THRUST] + m[b + O_MOD + ST_PARRY]
+            + m[b + O_FOCUS] + 0.5 * m[b + O_STAMINA])
+
+
+@njit(cache=True, inline='always')
+def _leader_nb(m, seat, mask):
+    """The seat in ``mask`` holding the most goal cards (the closest to a Revolution)."""
+    best = -1
+    bg = -1
+    for q in range(m[S_N_PLAYERS]):
+        if (mask >> q) & 1:
+            g = popcount_nb(m[SEAT0 + q * SEAT_W + O_GOALS])
+            if g > bg:
+                best = q
+                bg = g
+    return best
+
+
+@njit(cache=True, inline='always')
+def _low_index_nb(mask):
+    """Index of the lowest set bit of a non-zero ``mask`` (one ``tzcnt``)."""
+    return popcount_nb((mask & -mask) - 1)
+
+
+@njit(cache=True, inline='always')
+def _my_side_nb(m, seat):
+    for s in range(2):
+        if m[DUEL0 + D_SIDE0 + s * SIDE_W + X_SEAT] == seat:
+            return s
+    return -1
+
+
+@njit(cache=True, inline='always')
+def _split_nb(m, mask, ft, fp):
+    """The focus split closest to the fractions ``ft`` (thrust) and ``fp`` (parry) of the focus: the first
+    such split in index order (``_split_scan_nb``). For a kernel mask (every split of one focus total ``f``,
+    ``SPLIT_MASK_AT``) the same answer from a few splits (the table is thrust-major, parry ascending:
+    ``game.split_table``): in a row (thrust ``t``), a split with parry ``q + 1 <= ap`` is closer by at least 1
+    than the split before it, so the scan takes it whatever it did with that one (skip to ``floor(ap)``);
+    once ``q >= ap`` the row's later splits are no closer (never taken: the scan needs 1e-9 better); once a row
+    with ``t >= at`` is done, every later row is no closer split by split (a shorter row, a farther thrust)."""
+    n = popcount_nb(mask)
+    f = (int(sqrt(8.0 * n + 1.0)) - 1) // 2 - 1  # n = (f + 1)(f + 2) / 2 splits with t + q <= f
+    if f < 0 or f > MAX_FOCUS or m[SPLIT_MASK_AT + f] != mask:
+        return _split_scan_nb(m, mask, ft, fp)
+    at = ft * f
+    ap = fp * f
+    skip = ap < 1e6  # (the margin of 1 stays far above rounding)
+    best = -1
+    bd = 1e9
+    row = 0  # index of split (t, 0): rows of 10, 9, ... splits
+    for t in range(f + 1):
+        qmax = f - t
+        q = 0
+        if skip and ap >= 1.0:
+            q = min(int(ap), qmax)  # ap < q + 1 or q == qmax
+        dt = (t - at) ** 2
+        while q <= qmax:
+            dd = dt + (q - ap) ** 2
+            if dd < bd - 1e-9:
+                bd = dd
+                best = row + q
+            if q >= ap:
+                break
+            q += 1
+        if t >= at:
+            break
+        row += MAX_FOCUS + 1 - t
+    return best
+
+
+@njit(cache=True, inline='always')
+def _split_scan_nb(m, mask, ft, fp):
+    """The focus split closest to the fractions ``ft`` (thrust) and ``fp`` (parry) of the focus (the first
+    such split in index order; the loops visit only the set bits of ``mask``, in index order)."""
+    total = 0
+    mm = mask
+    while mm:
+        k = _low_index_nb(mm)
+        mm &= mm - 1
+        s = m[SPLIT_AT + 2 * k] + m[SPLIT_AT + 2 * k + 1]
+        if s > total:
+            total = s
+    best = -1
+    bd = 1e9
+    at = ft * total
+    ap = fp * total
+    mm = mask
+    while mm:
+        k = _low_index_nb(mm)
+        mm &= mm - 1
+        t = m[SPLIT_AT + 2 * k]
+        q = m[SPLIT_AT + 2 * k + 1]
+        dd = (t - at) ** 2 + (q - ap) ** 2
+        if dd < bd - 1e-9:
+            bd = dd
+            best = k
+    return best
+
+
+@njit(cache=True, inline='always')
+def heuristic_choice_nb(phase, m, seat, mask, params, akio_mode):
+    """The heuristics' choice (``akio_mode``: play Akio as ``akio_nb``); ``m`` the machine pointer, ``params``
+    the seat's row (an array or a ``float64*``)."""
+    # params: 0 challenge_margin, 1 challenge_stamina, 2 focus_thrust, 3 focus_parry, 4 aim_rose,
+    # 5 aim_object, 6 card_use, 7 react, 8 action_use, 9 spectate, 10 revolution_margin, 11 akio_thrust
+    b = SEAT0 + seat * SEAT_W
+    if phase == PH_REACT:
+        if rand_float_nb(m, M_RNG) >= params[7]:
+            return PASS_BIT
+        e = m[S_CTX_EVENT]
+        best = PASS_BIT
+        bn = -1
+        mm = mask & ((1 << PASS_BIT) - 1)  # the offered slots, in index order
+        while mm:
+            i = _low_index_nb(mm)
+            mm &= mm - 1
+            k = m[b + O_HAND + i]
+            nob = m[RX_AT + (e * MAX_KINDS + k) * RX_WIDTH + RX_NOBILITY]
+            if nob > bn:
+                bn = nob
+                best = i
+        return best
+    if phase == PH_ACTION:
+        if rand_float_nb(m, M_RNG) >= params[8]:
+            return PASS_BIT
+        hostile = 0
+        mm = mask & ((1 << PASS_BIT) - 1)
+        while mm:
+            i = _low_index_nb(mm)
+            mm &= mm - 1
+            if m[CARDS_AT + m[b + O_HAND + i] * CA_WIDTH + CA_HOSTILE]:
+                hostile |= 1 << i
+        if hostile == 0:
+            return PASS_BIT
+        return rand_bit_nb(m, M_RNG, hostile)
+    if phase == PH_TARGET:
+        k = m[S_CTX_CARD]
+        if k >= 0 and m[CARDS_AT + k * CA_WIDTH + CA_HOSTILE]:
+            v = m[S_VICTOR]
+            if v >= 0 and v < HOUSE and (mask >> v) & 1:
+                return v
+            return _leader_nb(m, seat, mask)
+        return rand_bit_nb(m, M_RNG, mask)
+    if phase == PH_CANCEL:
+        k = m[S_CTX_CARD]
+        if k >= 0 and m[CARDS_AT + k * CA_WIDTH + CA_HOSTILE]:
+            return rand_bit_nb(m, M_RNG, mask & ~(1 << PASS_BIT))
+        return PASS_BIT
+    if phase == PH_CHALLENGE:
+        if m[b + O_STAMINA] < params[1] * m[b + O_MAXST]:
+            return NO
+        v = m[S_VICTOR]
+        return YES if _power_nb(m, seat) - _power_nb(m, v) >= params[0] else NO
+    if phase == PH_REVOLUTION:
+        akio = m[AKIO_AT + DU_THRUST] + m[AKIO_AT + DU_PARRY] + m[AKIO_AT + DU_FOCUS] + 0.5 * m[AKIO_AT + DU_STAMINA]
+        return YES if _power_nb(m, seat) - akio >= -params[10] else NO
+    if phase == PH_SPECTATE:
+        return YES if rand_float_nb(m, M_RNG) < params[9] else NO
+    if phase == PH_FOCUS:
+        s = _my_side_nb(m, seat)
+        if akio_mode and s >= 0 and m[DUEL0 + D_SIDE0 + s * SIDE_W + X_AKIO] and m[DUEL0 + D_REVOLUTION]:
+            return _split_nb(m, mask, params[11], 1.0 - params[11])
+        return _split_nb(m, mask, params[2], params[3])
+    if phase == PH_LOCATION:
+        s = _my_side_nb(m, seat)
+        if akio_mode and s >= 0 and m[DUEL0 + D_SIDE0 + s * SIDE_W + X_AKIO]:
+            return LOC_ROSE
+        u = rand_float_nb(m, M_RNG)
+        if u < params[4]:
+            return LOC_ROSE
+        objs = mask & ~((1 << LOC_ROSE) | (1 << LOC_BODY))
+        if objs and u < params[4] + params[5]:
+            return rand_bit_nb(m, M_RNG, objs)
+        return LOC_BODY
+    if phase == PH_DUEL_CARD:
+        play = mask & ~(1 << PASS_BIT)
+        if play == 0 or rand_float_nb(m, M_RNG) >= params[6]:
+            return PASS_BIT
+        return rand_bit_nb(m, M_RNG, play)
+    if phase == PH_SIDE:
+        s0 = m[DUEL0 + D_SIDE0 + X_SEAT]
+        s1 = m[DUEL0 + D_SIDE0 + SIDE_W + X_SEAT]
+        g0 = popcount_nb(m[SEAT0 + s0 * SEAT_W + O_GOALS])
+        g1 = popcount_nb(m[SEAT0 + s1 * SEAT_W + O_GOALS])
+        return 0 if g0 <= g1 else 1  # help whoever is further from a Revolution
+    if phase == PH_FOCUS_LOSS:
+        for bx in (2, 1, 0):  # keep the thrust box longest
+            if (mask >> bx) & 1:
+                return bx
+    if phase == PH_DRAW:
+        return YES if (mask >> YES) & 1 else NO
+    return rand_bit_nb(m, M_RNG, mask)
+
+
+@njit(cache=True)
+def heuristic_nb(phase, m, seat, mask, params):
+    """Parameterised heuristics: challenge when stronger, a focus split, hit-location odds, card use,
+    noble-deed reactions, hostile actions on the leader, help the side further from a Revolution."""
+    return heuristic_choice_nb(phase, as_machine_nb(m), seat, mask, params, False)
+
+
+@njit(cache=True)
+def akio_nb(phase, m, seat, mask, params):
+    """The heuristics, and when chosen to play Akio: focus mostly on thrust (akio_thrust), always
+    aim at the rose, play every duelling card."""
+    return heuristic_choice_nb(phase, as_machine_nb(m), seat, mask, params, True)
