@@ -556,25 +556,16 @@ def _attack_nb(m, seat, fr, row):
     apply_damage_nb(m, seat, opp, base, kind, fr)
 
 
-@njit(void(MP, i8, i8, i8, i8), cache=True)
-def exec_step_nb(m, seat, fr, row, self_g):
-    """One effect row for ``seat`` (the card's user, the responder, the status's holder) in the
-    action of frame ``fr``; ``self_g`` is the slot of the card whose text this is."""
+@njit(void(MP, i8, i8, i8), cache=True)
+def _param_step_nb(m, seat, fr, row):
+    """``exec_step_nb`` for a parameter change, a parameter set to the cost paid, an extra cost."""
     op = m[row]
     a = m[row + P_A]
     b = m[row + P_B]
     c = m[row + P_C]
     opp = 1 - seat
     sb = SEAT0 + seat * SEAT_W
-    if op == DO_PHYS or op == DO_MAGIC:
-        _attack_nb(m, seat, fr, row)
-    elif op == DO_DAMAGE:
-        apply_damage_nb(m, seat, seat if a == WHO_SELF else opp, b, DMG_DIRECT, fr)
-    elif op == DO_LOSE:
-        lose_life_nb(m, seat if a == WHO_SELF else opp, b)
-    elif op == DO_GAIN:
-        gain_life_nb(m, seat if a == WHO_SELF else opp, b if c == 0 else m[fr + F_DEALT])
-    elif op == DO_CHANGE:
+    if op == DO_CHANGE:
         t = seat if c == WHO_SELF else opp
         tb = SEAT0 + t * SEAT_W
         dur = m[row + P_D]
@@ -595,6 +586,23 @@ def exec_step_nb(m, seat, fr, row, self_g):
     elif op == DO_EXTRA_COST:
         m[sb + O_BONUS] += b
         emit_nb(m, seat, EV_EXTRA_COST, b, 0, 0)
+
+
+@njit(void(MP, i8, i8, i8, i8), cache=True)
+def _other_step_nb(m, seat, fr, row, self_g):
+    """``exec_step_nb`` for the other rows."""
+    op = m[row]
+    a = m[row + P_A]
+    b = m[row + P_B]
+    c = m[row + P_C]
+    opp = 1 - seat
+    sb = SEAT0 + seat * SEAT_W
+    if op == DO_DAMAGE:
+        apply_damage_nb(m, seat, seat if a == WHO_SELF else opp, b, DMG_DIRECT, fr)
+    elif op == DO_LOSE:
+        lose_life_nb(m, seat if a == WHO_SELF else opp, b)
+    elif op == DO_GAIN:
+        gain_life_nb(m, seat if a == WHO_SELF else opp, b if c == 0 else m[fr + F_DEALT])
     elif op == DO_COST_MOD:
         m[sb + O_COSTMOD_T + a] += b
     elif op == DO_DEALT_MOD:
@@ -740,6 +748,23 @@ def exec_step_nb(m, seat, fr, row, self_g):
         m[S_WINNER] = seat
         m[S_END] = END_SPECIAL
         emit_nb(m, seat, EV_WIN, m[fr + F_CARD], 0, 0)
+
+
+@njit(void(MP, i8, i8, i8, i8), cache=True)
+def exec_step_nb(m, seat, fr, row, self_g):
+    """One effect row for ``seat`` (the card's user, the responder, the status's holder) in the
+    action of frame ``fr``; ``self_g`` is the slot of the card whose text this is.
+
+    Attacks and parameter changes (the breathing cards'), the most common rows, take lean paths: numba gives
+    every call site of a function a return slot it zero-fills on entry, and the other steps' ~50 call sites
+    cost more than an attack."""
+    op = m[row]
+    if op == DO_PHYS or op == DO_MAGIC:
+        _attack_nb(m, seat, fr, row)
+    elif op == DO_CHANGE or op == DO_SET_TO_COST or op == DO_EXTRA_COST:
+        _param_step_nb(m, seat, fr, row)
+    else:
+        _other_step_nb(m, seat, fr, row, self_g)
 
 
 @njit(void(MP, i8, i8, i8, i8, i8), cache=True)
@@ -889,6 +914,163 @@ def push_nb(m, kind, seat, cid, g, subg, aid, cost):
     m[S_QTAIL] = t + 1
 
 
+@njit(i8(MP, i8, i8, i8, i8), cache=True)
+def _sub_prelude_nb(m, seat, cid, subg, aid):
+    """A subordinate's action: -1 when it is no longer there unsealed (NT 6.4), else the action it performs
+    (a choice asks the mode first)."""
+    sb = SEAT0 + seat * SEAT_W
+    sl = SLOT0 + subg * SLOT_W
+    if m[sl + L_ZONE] != Z_SET or (m[sb + O_SEALED] >> m[sl + L_CARD]) & 1:
+        return -1
+    at = ACTIONS_AT + aid * A_WIDTH
+    if m[at + A_SYM] == SYM_CHOICE:
+        context_nb(m, DO_CHOOSE_ONE, cid, m[at + A_NCH], at + A_CH, seat)  # B: where the choices' ids are
+        aid = m[at + A_CH + decide_nb(m, PH_MODE, seat, (1 << m[at + A_NCH]) - 1)]
+        emit_nb(m, seat, EV_MODE, cid, aid, 0)
+    emit_nb(m, seat, EV_SUBACT, cid, aid, subg)
+    return aid
+
+
+@njit(void(MP, i8, i8, i8, i8, i8), cache=True)
+def _pay_card_nb(m, seat, cid, g, fr, cost_override):
+    """GG 5.2 steps 1-2 for a card: Forge / Alchemy (the strategy decides), then the cost (a reuse's
+    ``cost_override``, an X cost chosen, or the printed cost after modifiers and reductions)."""
+    sb = SEAT0 + seat * SEAT_W
+    sym = card_nb(m, cid, C_TYPE)
+    x = 0
+    if cost_override >= 0:
+        cost = cost_override
+    elif card_nb(m, cid, C_XCOST):
+        lo = m[RULES_AT + R_PROT_MIN]
+        hi = remaining_nb(m, seat)
+        cap = m[RULES_AT + R_PARAM_CAP]
+        hi = hi if hi < cap else cap
+        mask = 0
+        for xx in range(lo, hi + 1):
+            mask |= 1 << xx
+        context_nb(m, PH_X, cid, lo, hi, seat)
+        x = decide_nb(m, PH_X, seat, mask) if mask else lo
+        cost = x
+    else:
+        base = action_cost_nb(m, seat, card_nb(m, cid, C_COST), sym)
+        reduction = 0
+        fpc = card_nb(m, cid, C_FORGE)
+        for k in range(card_nb(m, cid, C_FORGE_N)):
+            row = PROG_AT + (fpc + k) * P_WIDTH
+            op = m[row]
+            if op == DO_RETURN_SUB:
+                cand = subs_matching_nb(m, seat, m[row + P_A])
+                rem = remaining_nb(m, seat)
+                must = base - reduction > rem
+                ok = 0
+                while cand:
+                    sg = lowest_bit_nb(cand)
+                    cand &= cand - 1
+                    red = card_nb(m, m[SLOT0 + sg * SLOT_W + L_CARD], C_COST) if m[row + P_B] else 0
+                    if not must or base - reduction - red <= rem:
+                        ok |= 1 << sg
+                if ok:
+                    context_nb(m, op, cid, base - reduction, rem, seat)
+                    ch = decide_nb(m, PH_SUB, seat, ok if must else ok | (1 << GBIT_NONE))
+                    if ch != GBIT_NONE:
+                        sc = m[SLOT0 + ch * SLOT_W + L_CARD]
+                        if m[row + P_B]:
+                            reduction += card_nb(m, sc, C_COST)
+                        to_zone_nb(m, ch, Z_HAND)
+                        emit_nb(m, seat, EV_RETURN, sc, ch, 0)
+            elif op == DO_PAY_EXTRA:
+                now = base - reduction
+                left = remaining_nb(m, seat) - (now if now > 0 else 0)
+                mask = 0
+                for xx in range(left + 1):
+                    mask |= 1 << xx
+                context_nb(m, op, cid, 0, left, seat)
+                x = decide_nb(m, PH_X, seat, mask) if left > 0 else 0
+        cost = base - reduction
+        cost = (cost if cost > 0 else 0) + x
+    m[sb + O_SPENT] += cost
+    m[fr + F_COST] = cost
+    m[fr + F_X] = x
+    emit_nb(m, seat, EV_USE, cid, cost, g)
+
+
+@njit(b1(MP, i8, i8, i8, i8, i8, i8), cache=True)
+def _sacrifice_nb(m, seat, fr, code, start, n, self_g):
+    """A Sacrifice (a card's, ``code`` its id) or a Compensation (an action's, ``code`` -1 - its id), at once
+    with the cost, never negated, then a check point: True when the game is over."""
+    emit_nb(m, seat, EV_SACRIFICE, code, 0, 0)
+    run_rows_nb(m, seat, fr, start, n, self_g)
+    return check_ko_nb(m)
+
+
+@njit(void(MP, i8, i8), cache=True)
+def _solo_answers_nb(m, fr, opp):
+    """Solo: Maria's Response List answers the player's action, or the player's amulets an Idea's."""
+    if opp == 1:
+        if m[SOLO0 + SO_RLIST_N] > 0:
+            solo_respond_nb(m, fr)
+    elif m[M_SOLO] == SOLO_CAMPAIGN and m[SOLO0 + SO_AMULETS] != 0:
+        amulet_nb(m, fr)
+
+
+@njit(void(MP, i8), cache=True)
+def _set_triggers_nb(m, fr):
+    """Solo: the Idea's Set Area trigger (Prodia), once per card placed."""
+    while m[SOLO0 + SO_SETTRIG] > 0 and m[S_DONE] == 0:
+        m[SOLO0 + SO_SETTRIG] -= 1
+        ib = IDEA_AT + m[SOLO0 + SO_IDEA] * ID_WIDTH
+        run_rows_nb(m, 1, fr, m[ib + ID_SET], m[ib + ID_SET_N], -1)
+
+
+@njit(void(MP, i8, i8, i8, i8), cache=True)
+def _queue_step_nb(m, seat, row, cid, g):
+    """A step that starts another action (the last of its list): it is queued (``push_nb``)."""
+    op = m[row]
+    sb = SEAT0 + seat * SEAT_W
+    if op == DO_PERFORM:  # "you may perform [cost, symbol] ..." (Dazzle)
+        sa = m[row + P_A]
+        at = ACTIONS_AT + sa * A_WIDTH
+        ssym = m[at + A_SYM_NIGHT] if night_nb(m) else m[at + A_SYM]
+        if action_cost_nb(m, seat, m[at + A_COST], ssym) <= remaining_nb(m, seat):
+            yes = 1
+            if m[row + P_C]:
+                context_nb(m, op, cid, sa, 0, seat)
+                yes = decide_nb(m, PH_OPTION, seat, 3)
+            if yes == 1:
+                push_nb(m, K_SUBACTION, seat, cid, g, -1, sa, -1)
+    elif op == DO_CHOOSE_ONE:  # each mode is an action of its own symbol
+        n = m[row + P_A]
+        context_nb(m, op, cid, n, row + P_B, seat)  # B: where the modes' action ids are
+        ch = decide_nb(m, PH_MODE, seat, (1 << n) - 1)
+        sa = m[row + P_B + ch]
+        emit_nb(m, seat, EV_MODE, cid, sa, 0)
+        push_nb(m, K_SUBACTION, seat, cid, g, -1, sa, -1)
+    elif op == DO_SUB_ACTS:  # R9: a subordinate that has an action
+        cand = 0
+        xs = m[sb + O_SUBS]
+        while xs:
+            sg = lowest_bit_nb(xs)
+            xs &= xs - 1
+            sc = m[SLOT0 + sg * SLOT_W + L_CARD]
+            if sub_nb(m, m[SLOT0 + sg * SLOT_W + L_SUB], SB_NACT) > 0 and (m[sb + O_SEALED] >> sc) & 1 == 0:
+                cand |= 1 << sg
+        if cand:
+            context_nb(m, op, cid, 0, 0, seat)
+            sg = decide_nb(m, PH_SUB, seat, cand | (1 << GBIT_NONE))
+            if sg != GBIT_NONE:
+                s = m[SLOT0 + sg * SLOT_W + L_SUB]
+                for j in range(sub_nb(m, s, SB_NACT)):
+                    push_nb(m, K_SUB, seat, m[SLOT0 + sg * SLOT_W + L_CARD], sg, sg, sub_nb(m, s, SB_ACT + j), -1)
+    else:  # DO_REUSE: "you may use this card again by paying N" (NT 6.3: not once sealed)
+        b = m[row + P_B]
+        if (g >= 0 and m[SLOT0 + g * SLOT_W + L_ZONE] == Z_UP and (m[sb + O_SEALED] >> cid) & 1 == 0
+                and remaining_nb(m, seat) >= b):
+            context_nb(m, op, cid, b, 0, seat)
+            if decide_nb(m, PH_OPTION, seat, 3) == 1:
+                emit_nb(m, seat, EV_REUSE, cid, b, g)
+                push_nb(m, K_CARD, seat, cid, g, -1, -1, b)
+
+
 @njit(void(MP, i8, i8, i8, i8, i8, i8, i8), cache=True)
 def one_action_nb(m, kind, seat, cid, g, subg, aid, cost_override):
     """One action of ``seat`` through GG 5.2's steps (module docstring).
@@ -896,21 +1078,19 @@ def one_action_nb(m, kind, seat, cid, g, subg, aid, cost_override):
     ``kind``: K_CARD (card ``cid`` in slot ``g`` was put out; ``cost_override`` >= 0: a reuse
     for that cost), K_SUB (subordinate ``subg`` performs action ``aid``; a choice asks the mode
     first), K_SUBACTION (action ``aid`` of card ``cid`` in slot ``g``: Dazzle, a mode). A step
-    that starts another action queues it (``push_nb``)."""
+    that starts another action queues it (``push_nb``).
+
+    The rarer parts are functions of their own (``_sub_prelude_nb``, ``_pay_card_nb``, ``_sacrifice_nb``,
+    ``_solo_answers_nb``, ``_set_triggers_nb``, ``_queue_step_nb``): numba zero-fills a return slot per call
+    site on every entry, so this function keeps few call sites."""
     if m[S_DONE]:
         return
     sb = SEAT0 + seat * SEAT_W
     opp = 1 - seat
     if kind == K_SUB:  # the subordinate must still be there, unsealed (NT 6.4)
-        sl = SLOT0 + subg * SLOT_W
-        if m[sl + L_ZONE] != Z_SET or (m[sb + O_SEALED] >> m[sl + L_CARD]) & 1:
+        aid = _sub_prelude_nb(m, seat, cid, subg, aid)
+        if aid < 0:
             return
-        at = ACTIONS_AT + aid * A_WIDTH
-        if m[at + A_SYM] == SYM_CHOICE:
-            context_nb(m, DO_CHOOSE_ONE, cid, m[at + A_NCH], at + A_CH, seat)  # B: where the choices' ids are
-            aid = m[at + A_CH + decide_nb(m, PH_MODE, seat, (1 << m[at + A_NCH]) - 1)]
-            emit_nb(m, seat, EV_MODE, cid, aid, 0)
-        emit_nb(m, seat, EV_SUBACT, cid, aid, subg)
     fr = FRAMES
     for k in range(FRAME_W):
         m[fr + k] = 0
@@ -927,66 +1107,17 @@ def one_action_nb(m, kind, seat, cid, g, subg, aid, cost_override):
         nprog = card_nb(m, cid, C_EFF_N)
         noresp = card_nb(m, cid, C_NORESP) == 1 or sym == SYM_BREATH
         # 1. Forge / Alchemy, then 2. the cost
-        x = 0
-        if cost_override >= 0:
-            cost = cost_override
-        elif card_nb(m, cid, C_XCOST):
-            lo = m[RULES_AT + R_PROT_MIN]
-            hi = remaining_nb(m, seat)
-            cap = m[RULES_AT + R_PARAM_CAP]
-            hi = hi if hi < cap else cap
-            mask = 0
-            for xx in range(lo, hi + 1):
-                mask |= 1 << xx
-            context_nb(m, PH_X, cid, lo, hi, seat)
-            x = decide_nb(m, PH_X, seat, mask) if mask else lo
-            cost = x
+        if cost_override < 0 and card_nb(m, cid, C_XCOST) == 0 and card_nb(m, cid, C_FORGE_N) <= 0:
+            cost = action_cost_nb(m, seat, card_nb(m, cid, C_COST), sym)  # at least 0
+            m[sb + O_SPENT] += cost
+            m[fr + F_COST] = cost
+            emit_nb(m, seat, EV_USE, cid, cost, g)
         else:
-            base = action_cost_nb(m, seat, card_nb(m, cid, C_COST), sym)
-            reduction = 0
-            fpc = card_nb(m, cid, C_FORGE)
-            for k in range(card_nb(m, cid, C_FORGE_N)):
-                row = PROG_AT + (fpc + k) * P_WIDTH
-                op = m[row]
-                if op == DO_RETURN_SUB:
-                    cand = subs_matching_nb(m, seat, m[row + P_A])
-                    rem = remaining_nb(m, seat)
-                    must = base - reduction > rem
-                    ok = 0
-                    while cand:
-                        sg = lowest_bit_nb(cand)
-                        cand &= cand - 1
-                        red = card_nb(m, m[SLOT0 + sg * SLOT_W + L_CARD], C_COST) if m[row + P_B] else 0
-                        if not must or base - reduction - red <= rem:
-                            ok |= 1 << sg
-                    if ok:
-                        context_nb(m, op, cid, base - reduction, rem, seat)
-                        ch = decide_nb(m, PH_SUB, seat, ok if must else ok | (1 << GBIT_NONE))
-                        if ch != GBIT_NONE:
-                            sc = m[SLOT0 + ch * SLOT_W + L_CARD]
-                            if m[row + P_B]:
-                                reduction += card_nb(m, sc, C_COST)
-                            to_zone_nb(m, ch, Z_HAND)
-                            emit_nb(m, seat, EV_RETURN, sc, ch, 0)
-                elif op == DO_PAY_EXTRA:
-                    now = base - reduction
-                    left = remaining_nb(m, seat) - (now if now > 0 else 0)
-                    mask = 0
-                    for xx in range(left + 1):
-                        mask |= 1 << xx
-                    context_nb(m, op, cid, 0, left, seat)
-                    x = decide_nb(m, PH_X, seat, mask) if left > 0 else 0
-            cost = base - reduction
-            cost = (cost if cost > 0 else 0) + x
-        m[sb + O_SPENT] += cost
-        m[fr + F_COST] = cost
-        m[fr + F_X] = x
-        emit_nb(m, seat, EV_USE, cid, cost, g)
-        if card_nb(m, cid, C_SAC_N) > 0:  # Sacrifice, at once with the cost; never negated
-            emit_nb(m, seat, EV_SACRIFICE, cid, 0, 0)
-            run_rows_nb(m, seat, fr, card_nb(m, cid, C_SAC), card_nb(m, cid, C_SAC_N), g)
-            if check_ko_nb(m):
-                return
+            _pay_card_nb(m, seat, cid, g, fr, cost_override)
+        # Sacrifice, at once with the cost; never negated
+        if card_nb(m, cid, C_SAC_N) > 0 and _sacrifice_nb(m, seat, fr, cid, card_nb(m, cid, C_SAC),
+                                                         card_nb(m, cid, C_SAC_N), g):
+            return
     else:
         at = ACTIONS_AT + aid * A_WIDTH
         sym = m[at + A_SYM_NIGHT] if night_nb(m) else m[at + A_SYM]
@@ -999,11 +1130,9 @@ def one_action_nb(m, kind, seat, cid, g, subg, aid, cost_override):
             emit_nb(m, seat, EV_USE, cid, cost, -1 - aid)
         elif kind == K_SOLO:  # a scripted action (Maria's, an Idea's, an Afterglow's): no cost
             emit_nb(m, seat, EV_SO_ACT, cid, aid, g)
-        if m[at + A_SAC_N] > 0:  # Compensation, with the (absent) cost; never negated
-            emit_nb(m, seat, EV_SACRIFICE, -1 - aid, 0, 0)
-            run_rows_nb(m, seat, fr, m[at + A_SAC], m[at + A_SAC_N], -1)
-            if check_ko_nb(m):
-                return
+        # Compensation, with the (absent) cost; never negated
+        if m[at + A_SAC_N] > 0 and _sacrifice_nb(m, seat, fr, -1 - aid, m[at + A_SAC], m[at + A_SAC_N], -1):
+            return
     m[fr + F_SYM] = sym
     m[fr + F_ATTACK] = 1 if sym == SYM_PHYS or sym == SYM_MAGIC else 0
     m[fr + F_PREV_USED] = m[S_SYM_USED]
@@ -1019,19 +1148,13 @@ def one_action_nb(m, kind, seat, cid, g, subg, aid, cost_override):
     if m[fr + F_NEG] == 0 and not noresp and sym <= SYM_SUPPORT and m[SEAT0 + opp * SEAT_W + O_DOWN] != 0:
         respond_nb(m, fr)
     if m[M_SOLO] != 0 and m[fr + F_NEG] == 0 and not noresp and sym <= SYM_SUPPORT and m[S_DONE] == 0:
-        if opp == 1:
-            if m[SOLO0 + SO_RLIST_N] > 0:
-                solo_respond_nb(m, fr)
-        elif m[M_SOLO] == SOLO_CAMPAIGN and m[SOLO0 + SO_AMULETS] != 0:
-            amulet_nb(m, fr)
+        _solo_answers_nb(m, fr, opp)
     self_g = -1 if kind == K_SOLO else g
     # 5-14 the effect, then (15) after-the-attack effects, then (16) immediately-after rows
     for part in range(2):
         if part == 1:
-            while m[SOLO0 + SO_SETTRIG] > 0 and m[S_DONE] == 0:  # solo: the Idea's Set Area trigger (Prodia)
-                m[SOLO0 + SO_SETTRIG] -= 1
-                ib = IDEA_AT + m[SOLO0 + SO_IDEA] * ID_WIDTH
-                run_rows_nb(m, 1, fr, m[ib + ID_SET], m[ib + ID_SET_N], -1)
+            if m[SOLO0 + SO_SETTRIG] > 0:  # solo: the Idea's Set Area trigger (Prodia)
+                _set_triggers_nb(m, fr)
             pend = m[fr + F_PEND]
             while pend:
                 rg = lowest_bit_nb(pend)
@@ -1056,49 +1179,8 @@ def one_action_nb(m, kind, seat, cid, g, subg, aid, cost_override):
             if op <= LAST_GUARD:
                 pc += 1 if guard_nb(m, seat, fr, row) else 1 + m[row + P_THEN]
                 continue
-            if op == DO_PERFORM:  # "you may perform [cost, symbol] ..." (Dazzle)
-                sa = m[row + P_A]
-                at = ACTIONS_AT + sa * A_WIDTH
-                ssym = m[at + A_SYM_NIGHT] if night_nb(m) else m[at + A_SYM]
-                if action_cost_nb(m, seat, m[at + A_COST], ssym) <= remaining_nb(m, seat):
-                    yes = 1
-                    if m[row + P_C]:
-                        context_nb(m, op, cid, sa, 0, seat)
-                        yes = decide_nb(m, PH_OPTION, seat, 3)
-                    if yes == 1:
-                        push_nb(m, K_SUBACTION, seat, cid, g, -1, sa, -1)
-            elif op == DO_CHOOSE_ONE:  # each mode is an action of its own symbol
-                n = m[row + P_A]
-                context_nb(m, op, cid, n, row + P_B, seat)  # B: where the modes' action ids are
-                ch = decide_nb(m, PH_MODE, seat, (1 << n) - 1)
-                sa = m[row + P_B + ch]
-                emit_nb(m, seat, EV_MODE, cid, sa, 0)
-                push_nb(m, K_SUBACTION, seat, cid, g, -1, sa, -1)
-            elif op == DO_SUB_ACTS:  # R9: a subordinate that has an action
-                cand = 0
-                xs = m[sb + O_SUBS]
-                while xs:
-                    sg = lowest_bit_nb(xs)
-                    xs &= xs - 1
-                    sc = m[SLOT0 + sg * SLOT_W + L_CARD]
-                    if sub_nb(m, m[SLOT0 + sg * SLOT_W + L_SUB], SB_NACT) > 0 and (m[sb + O_SEALED] >> sc) & 1 == 0:
-                        cand |= 1 << sg
-                if cand:
-                    context_nb(m, op, cid, 0, 0, seat)
-                    sg = decide_nb(m, PH_SUB, seat, cand | (1 << GBIT_NONE))
-                    if sg != GBIT_NONE:
-                        s = m[SLOT0 + sg * SLOT_W + L_SUB]
-                        for j in range(sub_nb(m, s, SB_NACT)):
-                            push_nb(m, K_SUB, seat, m[SLOT0 + sg * SLOT_W + L_CARD], sg, sg, sub_nb(m, s, SB_ACT + j),
-                                    -1)
-            elif op == DO_REUSE:  # "you may use this card again by paying N" (NT 6.3: not once sealed)
-                b = m[row + P_B]
-                if (g >= 0 and m[SLOT0 + g * SLOT_W + L_ZONE] == Z_UP and (m[sb + O_SEALED] >> cid) & 1 == 0
-                        and remaining_nb(m, seat) >= b):
-                    context_nb(m, op, cid, b, 0, seat)
-                    if decide_nb(m, PH_OPTION, seat, 3) == 1:
-                        emit_nb(m, seat, EV_REUSE, cid, b, g)
-                        push_nb(m, K_CARD, seat, cid, g, -1, -1, b)
+            if op == DO_PERFORM or op == DO_CHOOSE_ONE or op == DO_SUB_ACTS or op == DO_REUSE:
+                _queue_step_nb(m, seat, row, cid, g)
             else:
                 exec_step_nb(m, seat, fr, row, self_g)
             pc += 1
