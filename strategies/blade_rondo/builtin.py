@@ -273,58 +273,11 @@ def _keep_value_nb(m, n, resp, kept):
 
 
 @njit(cache=True)
-def heuristic_nb(phase, m, seat, mask, params):
-    """The rule set behind greedy, aggro and control (module docstring). params: [epsilon, damage,
-    heating, response, protection, healing, summon, threshold]."""
+def _rare_choice_nb(phase, m, seat, mask, params):
+    """``heuristic_nb`` for the rarer phases (modes, subordinates, cards of a hand or a Set Area, gold coins,
+    the solo choices): a function of its own, so that the frequent decisions do not pay for its arrays and
+    calls (numba zero-fills every call site's return slot and every array's owner on entry)."""
     p = as_machine_nb(m)
-    if params[K_EPS] > 0.0 and _rand_float_nb(p) < params[K_EPS]:
-        return _rand_bit_nb(p, mask)
-    sb = SEAT0 + seat * SEAT_W
-    if phase == PH_ACTION:
-        best = -1
-        bv = -1e300
-        ties = 0
-        for ls in range(10):  # the best value, ties broken at random (no array: this runs every decision)
-            if (mask >> ls) & 1 and ls != SL_PROT:
-                x = _card_value_nb(p, seat, ls, params)
-                if x > bv + 1e-9:
-                    bv = x
-                    best = ls
-                    ties = 1
-                elif x >= bv - 1e-9:
-                    ties += 1
-                    if _rand_float_nb(p) * ties < 1.0:
-                        best = ls
-        if best >= 0 and bv >= params[K_MIN]:
-            return best
-        # Protection with what is left, if it raises Defence (the last thing of the turn)
-        if (mask >> SL_PROT) & 1 and params[K_PROT] > 0.0:
-            rem = remaining_nb(m, seat)
-            cap = m[RULES_AT + R_PARAM_CAP]
-            x = rem if rem < cap else cap
-            if x > m[sb + O_DEF]:
-                return SL_PROT
-        return BIT_END
-    if phase == PH_X:
-        if m[S_CTX_OP] == DO_PAY_EXTRA:
-            return 0 if mask & 1 else _rand_bit_nb(p, mask)
-        b = 62
-        while (mask >> b) & 1 == 0:
-            b -= 1
-        return b
-    if phase == PH_RESPOND:
-        if params[K_RESP] <= 0.0 and params[K_PROT] <= 0.0:
-            return BIT_END
-        for ls in range(10):
-            if (mask >> ls) & 1:
-                return ls
-        return BIT_END
-    if phase == PH_PAY or phase == PH_PHOS:
-        return 1
-    if phase == PH_OPTION:
-        if m[S_CTX_OP] == DO_MAY_DISCARD_BREATH:
-            return 1 if params[K_PROT] < params[K_DMG] else 0
-        return 1
     if phase == PH_MODE:
         at = m[S_CTX_B]
         vals = np.zeros(4)
@@ -394,6 +347,62 @@ def heuristic_nb(phase, m, seat, mask, params):
         return list_pick_nb(m, mask)
     if phase == PH_IDEA_ACTION:
         return idea_action_pick_nb(m, mask)
+    return _rand_bit_nb(p, mask)
+
+
+@njit(cache=True)
+def heuristic_nb(phase, m, seat, mask, params):
+    """The rule set behind greedy, aggro and control (module docstring). params: [epsilon, damage,
+    heating, response, protection, healing, summon, threshold]."""
+    p = as_machine_nb(m)
+    if params[K_EPS] > 0.0 and _rand_float_nb(p) < params[K_EPS]:
+        return _rand_bit_nb(p, mask)
+    sb = SEAT0 + seat * SEAT_W
+    if phase == PH_ACTION:
+        best = -1
+        bv = -1e300
+        ties = 0
+        for ls in range(10):  # the best value, ties broken at random (no array: this runs every decision)
+            if (mask >> ls) & 1 and ls != SL_PROT:
+                x = _card_value_nb(p, seat, ls, params)
+                if x > bv + 1e-9:
+                    bv = x
+                    best = ls
+                    ties = 1
+                elif x >= bv - 1e-9:
+                    ties += 1
+                    if _rand_float_nb(p) * ties < 1.0:
+                        best = ls
+        if best >= 0 and bv >= params[K_MIN]:
+            return best
+        # Protection with what is left, if it raises Defence (the last thing of the turn)
+        if (mask >> SL_PROT) & 1 and params[K_PROT] > 0.0:
+            rem = remaining_nb(m, seat)
+            cap = m[RULES_AT + R_PARAM_CAP]
+            x = rem if rem < cap else cap
+            if x > m[sb + O_DEF]:
+                return SL_PROT
+        return BIT_END
+    if phase == PH_X:
+        if m[S_CTX_OP] == DO_PAY_EXTRA:
+            return 0 if mask & 1 else _rand_bit_nb(p, mask)
+        b = 62
+        while (mask >> b) & 1 == 0:
+            b -= 1
+        return b
+    if phase == PH_RESPOND:
+        if params[K_RESP] <= 0.0 and params[K_PROT] <= 0.0:
+            return BIT_END
+        for ls in range(10):
+            if (mask >> ls) & 1:
+                return ls
+        return BIT_END
+    if phase == PH_PAY or phase == PH_PHOS:
+        return 1
+    if phase == PH_OPTION:
+        if m[S_CTX_OP] == DO_MAY_DISCARD_BREATH:
+            return 1 if params[K_PROT] < params[K_DMG] else 0
+        return 1
     if phase == PH_KEEP or phase == PH_BAN:
         best = -1
         bv = -1e300
@@ -413,7 +422,7 @@ def heuristic_nb(phase, m, seat, mask, params):
                 if _rand_float_nb(p) * ties < 1.0:
                     best = n
         return best
-    return _rand_bit_nb(p, mask)
+    return _rare_choice_nb(phase, m, seat, mask, params)
 
 
 # ----------------------------------------------------------------------------- the planner
