@@ -393,47 +393,48 @@ def int_decide_nb(m, seat, mask, omask, ko, reader, prior, repeat):
     my_ch = m[mb + O_CHAR]
     op_ch = m[ob + O_CHAR]
     z = _iswing_nb(0, 0, my_hp, op_hp, ko)
-    # per hand slot, both seats: what card_range_nb / hit_damage_nb give, and where a move goes
+    # per hand slot, both seats: what card_range_nb / hit_damage_nb give, and where a move goes. The
+    # kind and the TIDE correction (by the pip of the card's die) are the card's: read once for both
+    row_my = SLOT_TAB_AT + (2 * my_ch + (1 if m[mb + O_TA] else 0)) * SLOT_W
+    row_op = SLOT_TAB_AT + (2 * op_ch + (1 if m[ob + O_TA] else 0)) * SLOT_W
+    ab_my = AB_DMG_AT + my_ch * 6
+    ab_op = AB_DMG_AT + op_ch * 6
     movers_my = 0
     movers_op = 0
-    for q in range(2):
-        p = seat if q == 0 else op
-        pb = mb if q == 0 else ob
-        ch = my_ch if q == 0 else op_ch
-        row = SLOT_TAB_AT + (2 * ch + (1 if m[pb + O_TA] else 0)) * SLOT_W
-        ab = AB_DMG_AT + ch * 6
-        at = q * N_SLOTS
-        movers = 0
-        for c in range(N_SLOTS):
-            k = m[KIND_AT + 1 + c]
-            r = 0
-            x = 0
-            h = 0
-            dest = -1
-            if k <= INT:
-                r = m[row + SLOT_RANGE + c]
-                # base + TIDE correction by the pip of the card's die, at least 0
-                x = m[row + SLOT_BASE + c]
-                ca = CARDS_AT + c * C_WIDTH
-                td = m[ca + C_TIDE_DIE]
-                if td >= 0:
-                    x += m[ca + C_TIDE + m[S_DICE + td] - 1]
-                x = max(x, 0)
-                h = x + m[ab + k]
-            elif k == MOVE:
-                dest = move_dest_nb(m, p, c, d0)
-            if q == 0:
-                b[_SB_K + c] = k
-            b[_SB_R + at + c] = r
-            b[_SB_X + at + c] = x
-            b[_SB_V + at + c] = _iswing_nb(h, 0, my_hp, op_hp, ko) if q == 0 else _iswing_nb(0, h, my_hp, op_hp, ko)
-            b[_SB_D + at + c] = dest
-            if dest >= 0:
-                movers |= 1 << c
-        if q == 0:
-            movers_my = movers
-        else:
-            movers_op = movers
+    for c in range(N_SLOTS):
+        k = m[KIND_AT + 1 + c]
+        r_my = 0
+        r_op = 0
+        x_my = 0
+        x_op = 0
+        h_my = 0
+        h_op = 0
+        dest_my = -1
+        dest_op = -1
+        if k <= INT:
+            ca = CARDS_AT + c * C_WIDTH
+            td = m[ca + C_TIDE_DIE]
+            tc = m[ca + C_TIDE + m[S_DICE + td] - 1] if td >= 0 else 0
+            r_my = m[row_my + SLOT_RANGE + c]
+            r_op = m[row_op + SLOT_RANGE + c]
+            x_my = max(m[row_my + SLOT_BASE + c] + tc, 0)  # base + TIDE correction, at least 0
+            x_op = max(m[row_op + SLOT_BASE + c] + tc, 0)
+            h_my = x_my + m[ab_my + k]
+            h_op = x_op + m[ab_op + k]
+        elif k == MOVE:
+            dest_my = move_dest_nb(m, seat, c, d0)
+            dest_op = move_dest_nb(m, op, c, d0)
+            movers_my |= (1 << c) if dest_my >= 0 else 0
+            movers_op |= (1 << c) if dest_op >= 0 else 0
+        b[_SB_K + c] = k
+        b[_SB_R + c] = r_my
+        b[_SB_R + N_SLOTS + c] = r_op
+        b[_SB_X + c] = x_my
+        b[_SB_X + N_SLOTS + c] = x_op
+        b[_SB_V + c] = _iswing_nb(h_my, 0, my_hp, op_hp, ko)
+        b[_SB_V + N_SLOTS + c] = _iswing_nb(0, h_op, my_hp, op_hp, ko)
+        b[_SB_D + c] = dest_my
+        b[_SB_D + N_SLOTS + c] = dest_op
     # the opponent's weights
     if reader:
         last = m[ob + O_LAST]
