@@ -184,13 +184,15 @@ I8A = i8[::1]
 
 
 # ----------------------------------------------------------------------------- table access
-@njit(i8(i8), cache=True)
+# (seat_nb, slot_nb, rule_nb, frame_nb and the card readers at the end are not used by the engine: no signature,
+# so they compile only if a plugin calls them, not at every cold import)
+@njit(cache=True)
 def seat_nb(p):
     """Offset of seat ``p``'s block."""
     return SEAT0 + p * SEAT_W
 
 
-@njit(i8(i8), cache=True)
+@njit(cache=True)
 def slot_nb(g):
     """Offset of global slot ``g`` (seat g // 10, local slot g % 10)."""
     return SLOT0 + g * SLOT_W
@@ -211,12 +213,12 @@ def status_nb(m, s, col):
     return m[STATUS_AT + s * ST_WIDTH + col]
 
 
-@njit([i8(MP, i8), i8(I8A, i8)], cache=True)
+@njit(cache=True)
 def rule_nb(m, r):
     return m[RULES_AT + r]
 
 
-@njit(i8(i8), cache=True)
+@njit(cache=True)
 def frame_nb(depth):
     return FRAMES + depth * FRAME_W
 
@@ -745,16 +747,16 @@ def action_cost_nb(m, p, base, sym):
     return c if c > 0 else 0
 
 
-@njit([b1(MP, i8), b1(I8A, i8)], cache=True)
+@njit(cache=True)
 def is_limited_nb(m, cid):
     return card_nb(m, cid, C_LIMITED) == 1
 
 
-@njit([i8(MP, i8), i8(I8A, i8)], cache=True)
+@njit(cache=True)
 def printed_cost_nb(m, cid):
     return card_nb(m, cid, C_COST)
 
 
-@njit([i8(MP, i8), i8(I8A, i8)], cache=True)
+@njit(cache=True)
 def card_type_nb(m, cid):
     return card_nb(m, cid, C_TYPE)

@@ -9,6 +9,7 @@ from strategies.blade_rondo.builtin import (
     heuristic_nb,
     planner_nb,
     random_nb,
+    solo_heuristic_nb,
 )
 from strategies.blade_rondo.solo_choices_nb import SOLO_KNOBS
 
@@ -33,12 +34,12 @@ register_strategy("blade_rondo", "planner", planner_nb,
 for _game in ("blade_rondo_maria", "blade_rondo_campaign"):
     _solo = tuple(SOLO_KNOBS)
     register_strategy(_game, "random", random_nb, "uniform over every legal choice (END included)")
-    register_strategy(_game, "greedy", heuristic_nb,
+    register_strategy(_game, "greedy", solo_heuristic_nb,
                       "greedy's play; amulets against big or lethal actions, keeps them for the last battle",
                       params=tuple(GREEDY) + tuple(SOLO_DEFAULTS), param_names=_KNOBS + _solo)
-    register_strategy(_game, "aggro", heuristic_nb, "aggro's play; spends amulets readily, prefers cards to Ideas",
+    register_strategy(_game, "aggro", solo_heuristic_nb, "aggro's play; spends amulets readily, prefers cards to Ideas",
                       params=tuple(AGGRO) + (2.0, 0.0, 0.6), param_names=_KNOBS + _solo)
-    register_strategy(_game, "control", heuristic_nb, "control's play; amulets only against big actions, values "
+    register_strategy(_game, "control", solo_heuristic_nb, "control's play; amulets only against big actions, values "
                       "Afterglows", params=tuple(CONTROL) + (4.0, 3.0, 1.5), param_names=_KNOBS + _solo)
     register_strategy(_game, "planner", planner_nb, "the planner's turns; greedy's solo choices",
                       params=tuple(PLANNER) + tuple(SOLO_DEFAULTS),

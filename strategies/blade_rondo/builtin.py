@@ -264,18 +264,17 @@ def _kept_nb(m, seat):
 def _keep_value_nb(m, n, resp, kept):
     """Drafting worth of card number ``n`` given the cards kept so far (``_kept_nb``: counted once per
     pick, not once per candidate): a mix of attacks and answers."""
-    v = static_score_nb(m, n)
-    if card_nb(m, n, C_TYPE) == SYM_PREP and resp >= 2:
-        v *= 0.3
-    if (kept >> n) & 1:
-        v *= 0.8
-    return v
+    # factors of 1.0 instead of branches (a draft mixes the cases, so the branches were mispredicted): x * 1.0
+    # is x exactly, so the value is the same as scaling only when the case holds, in the same order
+    f1 = 0.3 if card_nb(m, n, C_TYPE) == SYM_PREP and resp >= 2 else 1.0
+    f2 = 0.8 if (kept >> n) & 1 else 1.0
+    return static_score_nb(m, n) * f1 * f2
 
 
 @njit(cache=True)
 def _rare_choice_nb(phase, m, seat, mask, params):
-    """``heuristic_nb`` for the rarer phases (modes, subordinates, cards of a hand or a Set Area, gold coins,
-    the solo choices): a function of its own, so that the frequent decisions do not pay for its arrays and
+    """``heuristic_nb`` for the rarer phases (modes, subordinates, cards of a hand or a Set Area, gold coins):
+    a function of its own, so that the frequent decisions do not pay for its arrays and
     calls (numba zero-fills every call site's return slot and every array's owner on entry)."""
     p = as_machine_nb(m)
     if phase == PH_MODE:
@@ -337,16 +336,6 @@ def _rare_choice_nb(phase, m, seat, mask, params):
         for g in range(20):
             if (mask >> g) & 1:
                 return g
-    if phase == PH_AMULET:
-        return amulet_choice_nb(m, mask, params)
-    if phase == PH_REWARD:
-        return reward_choice_nb(m, mask, params)
-    if phase == PH_REMOVE:
-        return remove_choice_nb(m, mask)
-    if phase == PH_LIST_PICK:
-        return list_pick_nb(m, mask)
-    if phase == PH_IDEA_ACTION:
-        return idea_action_pick_nb(m, mask)
     return _rand_bit_nb(p, mask)
 
 
@@ -425,6 +414,28 @@ def heuristic_nb(phase, m, seat, mask, params):
     return _rare_choice_nb(phase, m, seat, mask, params)
 
 
+@njit(cache=True)
+def solo_heuristic_nb(phase, m, seat, mask, params):
+    """``heuristic_nb`` for the solo games: their own phases (amulets, rewards, removals, Maria's list, an Idea's
+    action; ``solo_choices_nb``) after the same epsilon draw, the others by ``heuristic_nb``. The two-player
+    strategies never meet these phases, so their kernels do not compile the solo choices (~5 s)."""
+    if (phase == PH_AMULET or phase == PH_REWARD or phase == PH_REMOVE or phase == PH_LIST_PICK
+            or phase == PH_IDEA_ACTION):
+        p = as_machine_nb(m)
+        if params[K_EPS] > 0.0 and _rand_float_nb(p) < params[K_EPS]:
+            return _rand_bit_nb(p, mask)
+        if phase == PH_AMULET:
+            return amulet_choice_nb(m, mask, params)
+        if phase == PH_REWARD:
+            return reward_choice_nb(m, mask, params)
+        if phase == PH_REMOVE:
+            return remove_choice_nb(m, mask)
+        if phase == PH_LIST_PICK:
+            return list_pick_nb(m, mask)
+        return idea_action_pick_nb(m, mask)
+    return heuristic_nb(phase, m, seat, mask, params)
+
+
 # ----------------------------------------------------------------------------- the planner
 @njit(STRATEGY_SIG, cache=True)
 def quiet_nb(phase, m, seat, mask, params):
@@ -488,7 +499,7 @@ def planner_nb(phase, m, seat, mask, params):
         g[8] = params[8] if params.size > 10 else 3.0  # the solo knobs (solo registrations give them)
         g[9] = params[9] if params.size > 10 else 2.0
         g[10] = params[10] if params.size > 10 else 1.0
-        return heuristic_nb(phase, m, seat, mask, g)
+        return solo_heuristic_nb(phase, m, seat, mask, g)
     cand = mask & ~(1 << BIT_END) & ~(1 << SL_PROT)
     prot = (mask >> SL_PROT) & 1
     order = np.empty(10, np.int64)
