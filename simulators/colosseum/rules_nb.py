@@ -16,6 +16,7 @@ the rulebook's battle-phase flow:
 4. ABILITY, then TIDE AURA (late ones, e.g. Terry's, after the others), Q3.
 HP reaching 0 ends the game at once (both at 0: a draw).
 """
+import numpy as np
 from numba import from_dtype, njit, types
 from numba.types import UniTuple, void
 from numba.types import boolean as b1
@@ -41,8 +42,15 @@ from simulators.colosseum.enums import (
     SRC_OD, SRC_TA, STATE0, STATE_END, S_DICE, S_DIST, S_DONE, S_END, S_FIRST_PICK, S_FIRST_ROUNDS, S_ILLEGAL_SEAT,
     S_ROUND, S_SEALED_DIST, S_WINNER, TA_TAB_AT,
 )
+from simulators.colosseum.enums import (
+    IF_ALL_DICE_AT_LEAST, IF_ALL_DICE_AT_MOST, IF_DICE_PAIR, IF_DIE_AT_LEAST, IF_DIE_AT_MOST, IF_DIE_HIGHEST,
+    IF_DISTANCE_IN, IF_HP_AT_LEAST, IF_HP_AT_MOST, IF_HP_BELOW_OPPONENT, IF_HP_NOT_ABOVE_OPPONENT, IF_OPPONENT_PLAYED,
+    IF_ROUND_AT_LEAST, IF_TA_ACTIVE, OD_WIDTH, ODS_AT, P_A, P_B, P_OP, P_T, P_WHO, P_WIDTH, PROG_AT, DO_ADJUST_DIE,
+    DO_DAMAGE, DO_HEAL, DO_MOVE, DO_SEAL_DISTANCE, DO_SEAL_PLAYED, DO_SET_DIE, DO_SET_DISTANCE,
+)
+from simulators.colosseum.effects_nb import _seal_distance_nb
 from simulators.common.memory_nb import MACHINE_PTR, as_machine_nb, unmanaged_nb, unmanaged_view_nb
-from simulators.common.rng_nb import rand_below_nb, rand_bit_nb, seed_nb
+from simulators.common.rng_nb import popcount_nb, rand_below_nb, rand_bit_nb, seed_nb, select_bit_nb
 from simulators.common.strategy import STRATEGY_SIG, STRATEGY_T  # noqa: F401 (re-exported)
 
 MP = MACHINE_PTR  # the machine inside the kernels (``memory_nb.as_machine_nb``)
@@ -986,6 +994,509 @@ def play_game_fast_nb(m, v, strat0, params0, strat1, params1, sw):
         _fast_round_nb(m, c0, c1)
 
 
+# ----------------------------------------------------------------------------- the random game (untraced, both seats random)
+# Two seats of the built-in random strategy (``M_INLINE_RANDOM`` = 3) in an untraced game: no strategy reads the
+# machine between rounds, so the whole game runs on locals (``_fast_round_nb``'s round, the random stream's state, the
+# record's counters). Conditions, effects and the Overdrives run on the locals too (``_conds_local_nb``,
+# ``_effects_local_nb``, ``_od_ready_local_nb``, the Overdrive order of ``_overdrives_nb``); the machine keeps what
+# changes rarely (Overdrive counts and failures, seals, the play history) and gets the rest at the end.
+# It leaves the machine and the stream exactly as ``play_game_fast_nb`` would; tests/simulators/test_colosseum_fast_round.py.
+_X5 = np.uint64(5)
+_X7 = np.uint64(7)
+_X9 = np.uint64(9)
+_X17 = np.uint64(17)
+_X19 = np.uint64(19)
+_X32 = np.uint64(32)
+_X45 = np.uint64(45)
+_X57 = np.uint64(57)
+
+
+@njit(cache=True, inline='always')
+def _draw_local_nb(mask, s0, s1, s2, s3):
+    """``rand_bit_nb(m, M_RNG, mask)`` with the xoshiro256** state in locals: (bit, new state)."""
+    n = popcount_nb(mask)
+    if n == 0:
+        return -1, s0, s1, s2, s3
+    x = s1 * _X5
+    r = ((x << _X7) | (x >> _X57)) * _X9
+    t = s1 << _X17
+    s2 ^= s0
+    s3 ^= s1
+    s1 ^= s2
+    s0 ^= s3
+    s2 ^= t
+    s3 = (s3 << _X45) | (s3 >> _X19)
+    return select_bit_nb(mask, np.int64(((r >> _X32) * np.uint64(n)) >> _X32)), s0, s1, s2, s3
+
+
+@njit(void(MP, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8), cache=True)
+def _sync_nb(m, rnd, c0, c1, dist, e0, e1, e2, hp0, hp1, dmg0, dmg1, ta0, ta1, hand0, hand1):
+    """The random game's locals that the general kernels read, written to the machine."""
+    m[S_ROUND] = rnd
+    m[SEAT0 + O_PLAYED] = c0
+    m[SEAT0 + SEAT_W + O_PLAYED] = c1
+    m[SEAT0 + O_HAND] = hand0
+    m[SEAT0 + SEAT_W + O_HAND] = hand1
+    _flush_nb(m, dist, e0, e1, e2, hp0, hp1, dmg0, dmg1, ta0, ta1)
+
+
+@njit(void(MP, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8), cache=True)
+def _store_counts_nb(m, rnd, last0, last1, used0, used1, fr0, fr1, hits0, hits1, tar0, tar1, played):
+    """The random game's counters at its end (``played``: the last round's cards stay shown after a KO)."""
+    m[S_ROUND] = rnd
+    m[SEAT0 + O_LAST] = last0
+    m[SEAT0 + SEAT_W + O_LAST] = last1
+    m[SEAT0 + O_USED] = used0
+    m[SEAT0 + SEAT_W + O_USED] = used1
+    m[S_FIRST_ROUNDS] = fr0
+    m[S_FIRST_ROUNDS + 1] = fr1
+    m[SEAT0 + O_HITS] = hits0
+    m[SEAT0 + SEAT_W + O_HITS] = hits1
+    m[SEAT0 + O_TA_ROUNDS] = tar0
+    m[SEAT0 + SEAT_W + O_TA_ROUNDS] = tar1
+    if not played:
+        m[SEAT0 + O_PLAYED] = -1
+        m[SEAT0 + SEAT_W + O_PLAYED] = -1
+
+
+@njit(b1(MP, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8), cache=True)
+def _conds_local_nb(m, seat, start, n, dist, e0, e1, e2, hp0, hp1, ta0, ta1, rnd, c0, c1):
+    """``conds_nb`` on the random game's locals (the machine's state may be stale): the same vocabulary."""
+    for row in range(start, start + n):
+        at = PROG_AT + row * P_WIDTH
+        op = m[at + P_OP]
+        who = seat if m[at + P_WHO] == 0 else 1 - seat
+        a = m[at + P_A]
+        b = m[at + P_B]
+        hw = hp0 if who == 0 else hp1
+        ho = hp1 if who == 0 else hp0
+        if op == IF_DIE_AT_LEAST or op == IF_DIE_AT_MOST:
+            v = e0 + e1 + e2 if a >= 3 else (e0 if a == 0 else (e1 if a == 1 else e2))
+            ok = v >= b if op == IF_DIE_AT_LEAST else v <= b
+        elif op == IF_ALL_DICE_AT_LEAST:
+            ok = e0 >= b and e1 >= b and e2 >= b
+        elif op == IF_ALL_DICE_AT_MOST:
+            ok = e0 <= b and e1 <= b and e2 <= b
+        elif op == IF_DIE_HIGHEST:
+            v = e0 if a == 0 else (e1 if a == 1 else e2)
+            va = e0 if (a + 1) % 3 == 0 else (e1 if (a + 1) % 3 == 1 else e2)
+            vb = e0 if (a + 2) % 3 == 0 else (e1 if (a + 2) % 3 == 1 else e2)
+            ok = v > va and v > vb
+        elif op == IF_DICE_PAIR:
+            ok = e0 == e1 or e0 == e2 or e1 == e2
+        elif op == IF_DISTANCE_IN:
+            ok = (a >> dist) & 1 == 1
+        elif op == IF_HP_AT_MOST:
+            ok = hw <= b
+        elif op == IF_HP_AT_LEAST:
+            ok = hw >= b
+        elif op == IF_HP_BELOW_OPPONENT:
+            ok = hw < ho
+        elif op == IF_HP_NOT_ABOVE_OPPONENT:
+            ok = hw <= ho
+        elif op == IF_OPPONENT_PLAYED:
+            ok = (a >> m[KIND_AT + 1 + (c1 if seat == 0 else c0)]) & 1 == 1
+        elif op == IF_ROUND_AT_LEAST:
+            ok = rnd + 1 >= b
+        elif op == IF_TA_ACTIVE:
+            ok = (ta0 if who == 0 else ta1) == 1
+        else:
+            ok = False
+        if not ok:
+            return False
+    return True
+
+
+@njit(b1(MP, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8), cache=True)
+def _od_ready_local_nb(m, seat, od, dist, e0, e1, e2, hp0, hp1, ta0, ta1, rnd, c0, c1):
+    """``od_ready_nb`` on the random game's locals: the stage's conditions, then the common ones (both must hold;
+    a condition has no effect, so the order does not matter), each a table lookup when tabled."""
+    st = min(m[SEAT0 + seat * SEAT_W + O_OD_COUNT], N_STAGES - 1)
+    w = m[M_DICE_W]
+    lo = m[M_DICE_LO]
+    ua = e0 - lo
+    ub = e1 - lo
+    uc = e2 - lo
+    di = (((ua * w + ub) * w + uc) << 2) if w != 0 and 0 <= ua < w and 0 <= ub < w and 0 <= uc < w else -1
+    o = ODS_AT + od * OD_WIDTH
+    for j in range(2):
+        tab = m[OD_TAB_AT + od * 4 + (1 + st if j == 0 else 0)]
+        col = OD_STAGE_COND + 2 * st if j == 0 else OD_COMMON
+        if tab >= 0 and di >= 0:
+            bit = di + dist
+            if (m[tab + (bit >> 6)] >> (bit & 63)) & 1 == 0:
+                return False
+        elif not _conds_local_nb(m, seat, m[o + col], m[o + col + 1], dist, e0, e1, e2, hp0, hp1, ta0, ta1, rnd, c0,
+                                 c1):
+            return False
+    return True
+
+
+@njit(UniTuple(i8, 11)(MP, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8), cache=True)
+def _effects_local_nb(m, seat, start, n, dist, e0, e1, e2, hp0, hp1, dmg0, dmg1, hand0, hand1, sealed, c0, c1):
+    """``effects_nb`` on the random game's locals (no trace): returns (dist, e0, e1, e2, hp0, hp1, dmg0, dmg1, hand0,
+    hand1, sealed distances). A seal also sets the machine's ``O_SEALED``; ``seal_distance`` runs the general kernel."""
+    lo = m[RULES_AT + R_DIE_MIN]
+    hi = m[RULES_AT + R_DIE_MAX]
+    for row in range(start, start + n):
+        at = PROG_AT + row * P_WIDTH
+        op = m[at + P_OP]
+        target = seat if m[at + P_WHO] == 0 else 1 - seat
+        a = m[at + P_A]
+        b = m[at + P_B]
+        if op == DO_DAMAGE:
+            amount = b
+            if a >= 0:
+                amount += m[at + P_T + (e0 if a == 0 else (e1 if a == 1 else e2)) - 1]
+            if amount > 0:
+                if target == 0:
+                    hp0 = max(hp0 - amount, 0)
+                else:
+                    hp1 = max(hp1 - amount, 0)
+                if seat != target:
+                    if seat == 0:
+                        dmg0 += amount
+                    else:
+                        dmg1 += amount
+        elif op == DO_HEAL:
+            mx = m[SEAT0 + target * SEAT_W + O_MAXHP]
+            if target == 0:
+                hp0 = max(min(hp0 + b, mx), hp0)
+            else:
+                hp1 = max(min(hp1 + b, mx), hp1)
+        elif op == DO_ADJUST_DIE or op == DO_SET_DIE:
+            adj = 1 if op == DO_ADJUST_DIE else 0
+            if a == 0 or a == 3:
+                e0 = min(max(e0 * adj + b, lo), hi)
+            if a == 1 or a == 3:
+                e1 = min(max(e1 * adj + b, lo), hi)
+            if a == 2 or a == 3:
+                e2 = min(max(e2 * adj + b, lo), hi)
+        elif op == DO_MOVE or op == DO_SET_DISTANCE:
+            dest = dist + b if op == DO_MOVE else a
+            if 0 <= dest < N_DIST and (sealed >> dest) & 1 == 0 and dest != dist:
+                dist = dest
+        elif op == DO_SEAL_PLAYED:
+            card = c0 if target == 0 else c1
+            if card >= 0:
+                if target == 0:
+                    hand0 &= ~(1 << card)
+                else:
+                    hand1 &= ~(1 << card)
+                m[SEAT0 + target * SEAT_W + O_SEALED] |= 1 << card
+        elif op == DO_SEAL_DISTANCE:
+            m[S_DIST] = dist
+            m[S_SEALED_DIST] = sealed
+            m[SEAT0 + O_HAND] = hand0
+            m[SEAT0 + SEAT_W + O_HAND] = hand1
+            _seal_distance_nb(m, seat)
+            sealed = m[S_SEALED_DIST]
+    return dist, e0, e1, e2, hp0, hp1, dmg0, dmg1, hand0, hand1, sealed
+
+
+@njit(void(MP, i8), cache=True)
+def _random_game_nb(m, sw):
+    """``play_game_fast_nb`` for two seats of the built-in random strategy (``M_INLINE_RANDOM`` = 3, no trace):
+    the same draws from the same stream, the same rounds (``_fast_round_nb``), the same machine at the end."""
+    b0 = SEAT0
+    b1 = SEAT0 + SEAT_W
+    max_rounds = m[RULES_AT + R_MAX_ROUNDS]
+    die_lo = m[RULES_AT + R_DIE_MIN]
+    die_hi = m[RULES_AT + R_DIE_MAX]
+    cancel = m[RULES_AT + R_BOTH_MOVES] == BOTH_MOVES_CANCEL
+    move_hit_od = m[RULES_AT + R_MOVE_HIT_VS_OD] != 0
+    cards_return = m[RULES_AT + R_CARDS_RETURN] != 0
+    w = m[M_DICE_W]
+    dlo = m[M_DICE_LO]
+    fb0 = (m[M_FORBID] >> FORBID_HAND) & 0xFFFF
+    fb1 = (m[M_FORBID + 1] >> FORBID_HAND) & 0xFFFF
+    s0 = np.uint64(m[M_RNG])
+    s1 = np.uint64(m[M_RNG + 1])
+    s2 = np.uint64(m[M_RNG + 2])
+    s3 = np.uint64(m[M_RNG + 3])
+    # the characters' data for the whole game
+    ch0 = m[b0 + O_CHAR]
+    ch1 = m[b1 + O_CHAR]
+    cr0 = CHARS_AT + ch0 * CH_WIDTH
+    cr1 = CHARS_AT + ch1 * CH_WIDTH
+    free0 = m[cr0 + CH_TA_FREE_MOVE] != 0
+    free1 = m[cr1 + CH_TA_FREE_MOVE] != 0
+    trig0 = m[cr0 + CH_AB_TRIGGER] if m[cr0 + CH_AB_EFF_N] > 0 else 0
+    trig1 = m[cr1 + CH_AB_TRIGGER] if m[cr1 + CH_AB_EFF_N] > 0 else 0
+    tt0 = m[TA_TAB_AT + ch0]
+    tt1 = m[TA_TAB_AT + ch1]
+    tan0 = m[cr0 + CH_TA_EFF_N]
+    tan1 = m[cr1 + CH_TA_EFF_N]
+    first = 1 if m[cr0 + CH_TA_LATE] > m[cr1 + CH_TA_LATE] else 0
+    od0 = m[b0 + O_OD]
+    od1 = m[b1 + O_OD]
+    # the state
+    rnd = m[S_ROUND]
+    dist = m[S_DIST]
+    e0 = m[S_DICE]
+    e1 = m[S_DICE + 1]
+    e2 = m[S_DICE + 2]
+    hp0 = m[b0 + O_HP]
+    hp1 = m[b1 + O_HP]
+    dmg0 = m[b0 + O_DMG]
+    dmg1 = m[b1 + O_DMG]
+    ta0 = m[b0 + O_TA]
+    ta1 = m[b1 + O_TA]
+    hand0 = m[b0 + O_HAND]
+    hand1 = m[b1 + O_HAND]
+    sealed = m[S_SEALED_DIST]
+    used0 = m[b0 + O_USED]
+    used1 = m[b1 + O_USED]
+    fr0 = m[S_FIRST_ROUNDS]
+    fr1 = m[S_FIRST_ROUNDS + 1]
+    hits0 = m[b0 + O_HITS]
+    hits1 = m[b1 + O_HITS]
+    tar0 = m[b0 + O_TA_ROUNDS]
+    tar1 = m[b1 + O_TA_ROUNDS]
+    last0 = m[b0 + O_LAST]
+    last1 = m[b1 + O_LAST]
+    c0 = -1
+    c1 = -1
+    ko = 0
+    while True:
+        if rnd >= max_rounds:
+            m[S_DONE] = 1
+            m[S_END] = END_TIMEOUT
+            m[S_WINNER] = -1
+            break
+        # Set Phase: the random draws (ask_nb / rand_bit_nb), in the deal's order
+        a0 = hand0 & ~fb0
+        a0 = a0 if a0 else hand0
+        a1 = hand1 & ~fb1
+        a1 = a1 if a1 else hand1
+        if sw:
+            c1, s0, s1, s2, s3 = _draw_local_nb(a1, s0, s1, s2, s3)
+            c0, s0, s1, s2, s3 = _draw_local_nb(a0, s0, s1, s2, s3)
+        else:
+            c0, s0, s1, s2, s3 = _draw_local_nb(a0, s0, s1, s2, s3)
+            c1, s0, s1, s2, s3 = _draw_local_nb(a1, s0, s1, s2, s3)
+        # Battle Phase: _fast_round_nb on the locals
+        k0 = m[KIND_AT + 1 + c0]
+        k1 = m[KIND_AT + 1 + c1]
+        d0 = dist
+        row0 = SLOT_TAB_AT + (2 * ch0 + (1 if ta0 else 0)) * SLOT_W
+        row1 = SLOT_TAB_AT + (2 * ch1 + (1 if ta1 else 0)) * SLOT_W
+        cs0 = c0 if 0 <= c0 < N_SKILLS else 0
+        cs1 = c1 if 0 <= c1 < N_SKILLS else 0
+        at0 = CARDS_AT + cs0 * C_WIDTH
+        at1 = CARDS_AT + cs1 * C_WIDTH
+        v0 = int(k0 <= INT)
+        v1 = int(k1 <= INT)
+        r0 = m[row0 + SLOT_RANGE + cs0] & -v0
+        r1 = m[row1 + SLOT_RANGE + cs1] & -v1
+        td0 = m[at0 + C_TIDE_DIE]
+        td1 = m[at1 + C_TIDE_DIE]
+        p0 = e0 if td0 <= 0 else (e1 if td0 == 1 else e2)
+        p1 = e0 if td1 <= 0 else (e1 if td1 == 1 else e2)
+        t0 = m[at0 + C_TIDE + p0 - 1] & -int(td0 >= 0)
+        t1 = m[at1 + C_TIDE + p1 - 1] & -int(td1 >= 0)
+        x0 = max(m[row0 + SLOT_BASE + cs0] + t0, 0) * v0
+        x1 = max(m[row1 + SLOT_BASE + cs1] + t1, 0) * v1
+        step0 = m[at0 + C_MOVE] * int(k0 == MOVE)
+        step1 = m[at1 + C_MOVE] * int(k1 == MOVE)
+        dd0 = m[at0 + C_DICE_DIE]
+        dd1 = m[at1 + C_DICE_DIE]
+        by0 = m[at0 + C_DICE_BY]
+        by1 = m[at1 + C_DICE_BY]
+        if c0 >= 0:
+            m[b0 + O_HIST + c0] += 1
+            fr0 |= (min(rnd + 1, 127) << (FIRST_BITS * c0)) * (((used0 >> c0) & 1) ^ 1)
+            used0 |= 1 << c0
+            m[b0 + O_OD_REVEALED] |= 1 if c0 == OD_SLOT else 0
+        if c1 >= 0:
+            m[b1 + O_HIST + c1] += 1
+            fr1 |= (min(rnd + 1, 127) << (FIRST_BITS * c1)) * (((used1 >> c1) & 1) ^ 1)
+            used1 |= 1 << c1
+            m[b1 + O_OD_REVEALED] |= 1 if c1 == OD_SLOT else 0
+
+        # Process 1
+        n0 = d0 + step0
+        n1 = d0 + step1
+        dest0 = n0 if (step0 != 0) & (n0 >= 0) & (n0 < N_DIST) & ((sealed >> (n0 & 3)) & 1 == 0) else -1
+        dest1 = n1 if (step1 != 0) & (n1 >= 0) & (n1 < N_DIST) & ((sealed >> (n1 & 3)) & 1 == 0) else -1
+        if (step0 != 0 and ta0 and free0) or (step1 != 0 and ta1 and free1):
+            for p in range(2):
+                step = step0 if p == 0 else step1
+                if step == 0 or not (ta0 if p == 0 else ta1) or not (free0 if p == 0 else free1):
+                    continue
+                dest = -1
+                d = 0 if step < 0 else N_DIST - 1
+                while d != d0:
+                    if (sealed >> d) & 1 == 0:
+                        dest = d
+                        break
+                    d += 1 if step < 0 else -1
+                if p == 0:
+                    dest0 = dest
+                else:
+                    dest1 = dest
+        if dest0 >= 0 and dest1 >= 0:
+            if cancel and (dest0 - d0) * (dest1 - d0) < 0:
+                dist = d0
+            else:
+                nd = min(max(d0 + (dest0 - d0) + (dest1 - d0), 0), N_DIST - 1)
+                dist = d0 if (sealed >> nd) & 1 else nd
+        else:
+            dist = dest0 if dest0 >= 0 else (dest1 if dest1 >= 0 else d0)
+
+        # Process 2
+        ready0 = False
+        ready1 = False
+        exerted = 0
+        if k0 == OD or k1 == OD:
+            ready0 = k0 == OD and _od_ready_local_nb(m, 0, od0, dist, e0, e1, e2, hp0, hp1, ta0, ta1, rnd, c0, c1)
+            ready1 = k1 == OD and _od_ready_local_nb(m, 1, od1, dist, e0, e1, e2, hp0, hp1, ta0, ta1, rnd, c0, c1)
+            # _overdrives_nb on the locals
+            same = k0 == OD and k1 == OD and od0 == od1
+            if same:
+                m[b0 + O_OD_COUNT] += 1 if ready0 else 0
+                m[b1 + O_OD_COUNT] += 1 if ready1 else 0
+            elif ready0 or ready1:
+                big = 1 << 30
+                pr0 = m[ODS_AT + od0 * OD_WIDTH + OD_PRIORITY] if ready0 else big
+                pr1 = m[ODS_AT + od1 * OD_WIDTH + OD_PRIORITY] if ready1 else big
+                both = ready0 and ready1 and pr0 == pr1
+                fp = 0 if both or pr0 < pr1 else 1
+                for j in range(3):  # the first to exert, then the other (simultaneous: no KO check between)
+                    p = fp if j == 0 else 1 - fp
+                    if j == 2 or (j == 1 and not (ready1 if p == 1 else ready0)):
+                        break
+                    if j == 1 and not both and (m[SEAT0 + p * SEAT_W + O_SEALED] >> OD_SLOT) & 1:
+                        break  # nullified by a seal: not exerted, not counted (Q4)
+                    ob = SEAT0 + p * SEAT_W
+                    o = ODS_AT + (od0 if p == 0 else od1) * OD_WIDTH
+                    st = min(m[ob + O_OD_COUNT], N_STAGES - 1)
+                    m[ob + O_OD_COUNT] += 1
+                    dist, e0, e1, e2, hp0, hp1, dmg0, dmg1, hand0, hand1, sealed = _effects_local_nb(
+                        m, p, m[o + OD_STAGE_EFF + 2 * st], m[o + OD_STAGE_EFF + 2 * st + 1], dist, e0, e1, e2, hp0,
+                        hp1, dmg0, dmg1, hand0, hand1, sealed, c0, c1)
+                    exerted |= 1 << p
+                    if (not both or j == 1) and (hp0 <= 0 or hp1 <= 0):
+                        ko = 1
+                        break
+                if ko:
+                    _ko_nb(m, hp0, hp1)
+                    break
+            # a play that neither exerted nor counted is a failed activation
+            m[b0 + O_OD_FAILS] += 1 if k0 == OD and exerted & 1 == 0 and not (same and ready0) else 0
+            m[b1 + O_OD_FAILS] += 1 if k1 == OD and exerted & 2 == 0 and not (same and ready1) else 0
+
+        # Process 3
+        q = 1 if exerted == 0 else 0
+        i0 = (r0 >> dist) & q
+        i1 = (r1 >> dist) & q
+        same = 1 if k0 == k1 else 0
+        beats = (BEATS_BITS >> (8 * k0 + k1)) & 1
+        h0 = i0 & ((1 - i1) | ((1 - same) & beats))
+        h1 = i1 & ((1 - i0) | ((1 - same) & (1 - beats)))
+        moved = q if dist != d0 else 0
+        h0 |= moved & (1 if dest0 >= 0 else 0) & ((r1 >> d0) & 1) & (1 - i1)
+        h1 |= moved & (1 if dest1 >= 0 else 0) & ((r0 >> d0) & 1) & (1 - i0)
+        if moved and (k0 == OD or k1 == OD) and move_hit_od:
+            if dest0 >= 0 and k1 == OD and not ready1 and _od_ready_local_nb(m, 1, od1, d0, e0, e1, e2, hp0, hp1, ta0,
+                                                                              ta1, rnd, c0, c1):
+                h0 = 1
+            if dest1 >= 0 and k0 == OD and not ready0 and _od_ready_local_nb(m, 0, od0, d0, e0, e1, e2, hp0, hp1, ta0,
+                                                                              ta1, rnd, c0, c1):
+                h1 = 1
+        drw = i0 & i1 & same
+        diff = x0 - x1
+        to1 = x0 * h0 + max(diff, 0) * drw
+        to0 = x1 * h1 + max(-diff, 0) * drw
+        hp1 = max(hp1 - to1, 0)
+        hp0 = max(hp0 - to0, 0)
+        dmg0 += to1
+        dmg1 += to0
+        hits0 += h0
+        hits1 += h1
+        u0 = (h0 == 1) & (dd0 >= 0)
+        u1 = (h1 == 1) & (dd1 >= 0)
+        e0 = min(max(e0 + by0, die_lo), die_hi) if u0 and (dd0 == 0 or dd0 == 3) else e0
+        e1 = min(max(e1 + by0, die_lo), die_hi) if u0 and (dd0 == 1 or dd0 == 3) else e1
+        e2 = min(max(e2 + by0, die_lo), die_hi) if u0 and (dd0 == 2 or dd0 == 3) else e2
+        e0 = min(max(e0 + by1, die_lo), die_hi) if u1 and (dd1 == 0 or dd1 == 3) else e0
+        e1 = min(max(e1 + by1, die_lo), die_hi) if u1 and (dd1 == 1 or dd1 == 3) else e1
+        e2 = min(max(e2 + by1, die_lo), die_hi) if u1 and (dd1 == 2 or dd1 == 3) else e2
+        if hp0 <= 0 or hp1 <= 0:
+            _ko_nb(m, hp0, hp1)
+            ko = 1
+            break
+
+        # ABILITY
+        f0 = (h0 & (trig0 >> k0)) | (exerted & (trig0 >> OD)) & 1
+        f1 = (h1 & (trig1 >> k1)) | ((exerted >> 1) & (trig1 >> OD)) & 1
+        if f0 | f1:
+            for p in range(2):
+                if (f0 if p == 0 else f1) & 1 == 1:
+                    c = cr0 if p == 0 else cr1
+                    dist, e0, e1, e2, hp0, hp1, dmg0, dmg1, hand0, hand1, sealed = _effects_local_nb(
+                        m, p, m[c + CH_AB_EFF], m[c + CH_AB_EFF_N], dist, e0, e1, e2, hp0, hp1, dmg0, dmg1, hand0,
+                        hand1, sealed, c0, c1)
+                    if hp0 <= 0 or hp1 <= 0:
+                        _ko_nb(m, hp0, hp1)
+                        ko = 1
+                        break
+            if ko:
+                break
+
+        # TIDE AURA
+        for i in range(2):
+            p = first if i == 0 else 1 - first
+            tab = tt0 if p == 0 else tt1
+            ua = e0 - dlo
+            ub = e1 - dlo
+            uc = e2 - dlo
+            if tab >= 0 and w != 0 and 0 <= ua < w and 0 <= ub < w and 0 <= uc < w:
+                bit = (((ua * w + ub) * w + uc) << 2) + dist
+                active = (m[tab + (bit >> 6)] >> (bit & 63)) & 1
+            else:
+                c = cr0 if p == 0 else cr1
+                active = 1 if _conds_local_nb(m, p, m[c + CH_TA_COND], m[c + CH_TA_COND_N], dist, e0, e1, e2, hp0, hp1,
+                                              ta0, ta1, rnd, c0, c1) else 0
+            if p == 0:
+                ta0 = active
+                tar0 += active
+            else:
+                ta1 = active
+                tar1 += active
+            if active and (tan0 if p == 0 else tan1) > 0:
+                c = cr0 if p == 0 else cr1
+                dist, e0, e1, e2, hp0, hp1, dmg0, dmg1, hand0, hand1, sealed = _effects_local_nb(
+                    m, p, m[c + CH_TA_EFF], m[c + CH_TA_EFF_N], dist, e0, e1, e2, hp0, hp1, dmg0, dmg1, hand0, hand1,
+                    sealed, c0, c1)
+                if hp0 <= 0 or hp1 <= 0:
+                    _ko_nb(m, hp0, hp1)
+                    ko = 1
+                    break
+        if ko:
+            break
+
+        # end of round
+        if not cards_return:
+            if c0 >= 0:
+                hand0 &= ~(1 << c0)
+                if hand0 == 0:
+                    hand0 = FULL_HAND & ~m[b0 + O_SEALED]
+            if c1 >= 0:
+                hand1 &= ~(1 << c1)
+                if hand1 == 0:
+                    hand1 = FULL_HAND & ~m[b1 + O_SEALED]
+        last0 = c0
+        last1 = c1
+        rnd += 1
+    _sync_nb(m, rnd, c0, c1, dist, e0, e1, e2, hp0, hp1, dmg0, dmg1, ta0, ta1, hand0, hand1)
+    _store_counts_nb(m, rnd, last0, last1, used0, used1, fr0, fr1, hits0, hits1, tar0, tar1, ko)
+    m[M_RNG] = np.int64(s0)
+    m[M_RNG + 1] = np.int64(s1)
+    m[M_RNG + 2] = np.int64(s2)
+    m[M_RNG + 3] = np.int64(s3)
+
+
 @njit(void(RECORDS_T, i8, i8, MP, i8, i8), cache=True)
 def write_record_nb(out, i, g, m, sid0, sid1):
     r = out[i]
@@ -1038,10 +1549,12 @@ def _simulate_chunk(machine, start, count, key, setup, fixed, strat0, params0, s
         seed_nb(m, M_RNG, key, g)
         setup_game_nb(m, v, setup, fixed, strat0, params0, strat1, params1)
         if not m[S_DONE]:
-            if m[M_TRACE_CAP] == 0:
-                play_game_fast_nb(m, v, strat0, params0, strat1, params1, fixed[4] if fixed.size > 4 else 0)
-            else:
+            if m[M_TRACE_CAP] != 0:
                 play_game_nb(m, v, strat0, params0, strat1, params1, fixed[4] if fixed.size > 4 else 0)
+            elif m[M_INLINE_RANDOM] == 3:
+                _random_game_nb(m, fixed[4] if fixed.size > 4 else 0)
+            else:
+                play_game_fast_nb(m, v, strat0, params0, strat1, params1, fixed[4] if fixed.size > 4 else 0)
         write_record_nb(out, i, g, m, sid0, sid1)
 
 

@@ -28,6 +28,14 @@ CASES = [
                                       '"PASS", "DEX"] }]',
                                       'characters.gau.tide_aura.when=[{ if = "hp_below_opponent" }]')),
     ("random", ("random", "random"), ("rules.die_min=2", "rules.start_distance=LONG")),
+    # two random seats play the whole game on locals (rules_nb._random_game_nb): swapped deals, and effect steps the
+    # default data does not use (heal, set_die, set_distance), plus Overdrives of one priority (simultaneous)
+    ("random", ("random", "random"), ("swap_seats",)),
+    ("free", ("random", "random"), ('characters.will.ability.effects=[{ do = "heal", amount = 2 }, '
+                                    '{ do = "set_die", die = "ALL", value = 4 }]',
+                                    'characters.gau.ability.effects=[{ do = "set_distance", distance = "LONG" }, '
+                                    '{ do = "damage", amount = 1, to = "self" }]',
+                                    "overdrives.moon_burial.priority=1")),
 ]
 
 
@@ -67,3 +75,18 @@ def test_inline_random_is_set_only_for_the_builtin_random():
     assert G._inline_random_bits([rnd, rnd]) == 3
     assert G._inline_random_bits([greedy, rnd]) == 2
     assert G._inline_random_bits([greedy, greedy]) == 0
+
+
+def test_random_game_with_restricted_play_plays_the_general_kernels_games():
+    """Restricted play (``G.forbid``) in the whole-game loop of two random seats: the same records and state."""
+    prep = Prepared(RunSpec(game="colosseum", games=1, seed=5, strategies=["random", "random"]).normalised())
+    tables = G.forbid(prep.tables, [{"card": [E.OD_SLOT, 0]}, {"card": [3]}])
+    runs = []
+    for traced in (False, True):
+        m = G.new_machine(tables, trace_rows=4 if traced else 0)
+        runs.append((G.simulate_chunk(tables, prep.settings, 0, 5000, prep.key, prep.strategies, prep.params,
+                                      machine=m), m))
+    (fast, mf), (general, mg) = runs
+    assert np.array_equal(fast, general)
+    assert np.array_equal(mf[E.STATE0:E.STATE_END], mg[E.STATE0:E.STATE_END])
+    assert fast["od_acts0"].sum() == 0 and fast["od_acts1"].sum() > 0
