@@ -384,10 +384,15 @@ def strategy_tuple(strategies, params):
     return fns, P
 
 
+_ROWS_DT = np.dtype([(name, np.int64) for name in E.record_dt.names])  # a row of int64 columns, record_dt order
+
+
 def rows_to_records(rows: np.ndarray) -> np.ndarray:
+    """The kernel's int64 rows as records: one structured assignment casts every column (C casts, as
+    ``astype``: the int64 bits of the uint64 columns) into zeroed records (padding bytes stay 0); ~3x faster
+    than a cast and a copy per column."""
     out = np.zeros(len(rows), dtype=E.record_dt)
-    for j, name in enumerate(E.record_dt.names):
-        out[name] = rows[:, j].astype(E.record_dt[name])
+    out[...] = np.ascontiguousarray(rows).view(_ROWS_DT).reshape(len(rows))
     return out
 
 

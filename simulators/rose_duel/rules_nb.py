@@ -16,8 +16,6 @@ face-down hit location (skipped after a sword lock), play cards (duelists duelli
 spectators both kinds), roll initiative, attack against defend, resolve the hit (rose: the
 duel is won; body: wounds and a focus point; object: destroyed, its steps), then fatigue.
 """
-from math import sqrt
-
 from numba import njit, types
 from numba.types import void
 from numba.types import float64 as f8
@@ -29,7 +27,7 @@ from simulators.common.strategy import STRATEGY_T
 from simulators.rose_duel.call_nb import (
     BUILTINS_T, call_strategy_nb, install_nb, params_row_nb, uniform_choice_nb, uniform_strategy_nb,
 )
-from simulators.rose_duel.heuristic_nb import akio_nb, heuristic_choice_nb, heuristic_nb
+from simulators.rose_duel.heuristic_nb import akio_nb, heuristic_choice_nb, heuristic_nb, split_total_nb
 from simulators.rose_duel.enums import (
     C_AKIO_MODE, C_HEUR, C_UNIFORM,
     SCR_DICE_AT, SCR_DICE_N, SCR_DICE_POS, SCR_ERR, SCR_ON, R_UNOWNED_GOALS, UNOWNED_VICTOR,
@@ -212,7 +210,7 @@ def house_choice_nb(m, phase, mask):
         # a kernel mask holds the (f + 1)(f + 2) / 2 splits of focus total f (SPLIT_MASK_AT; the table is
         # thrust-major, parry ascending: game.split_table): the split (t, f - t) is index row(t) + f - t
         n = popcount_nb(mask)
-        f = (int(sqrt(8.0 * n + 1.0)) - 1) // 2 - 1
+        f = split_total_nb(n)
         if f >= 0 and f <= MAX_FOCUS and m[SPLIT_MASK_AT + f] == mask:
             t = (f + 1) // 2
             return t * (MAX_FOCUS + 1) - (t * (t - 1)) // 2 + f - t
@@ -692,11 +690,18 @@ def fight_nb(m):
             prepare_nb(m, 0)
             prepare_nb(m, 1)
         if not m[d + D_NO_CARDS]:
-            play_duel_card_nb(m, 0, -1)
-            play_duel_card_nb(m, 1, -1)
+            # play_duel_card_nb returns at once for a player holding no card it could play (the allowed slots
+            # are some of those): the call is made only when one is held (or for Akio)
+            dk = m[DUEL_MASK_AT]
+            for s in range(2):
+                x = xb(s)
+                p = m[x + X_SEAT]
+                if m[x + X_AKIO] or (p < HOUSE and hand_mask_nb(m, p, dk) != 0):
+                    play_duel_card_nb(m, s, -1)
+            sk = dk | m[DUEL_MASK_AT + 1]
             for sp in range(2):
                 q = m[d + D_SPEC0 + sp]
-                if q >= 0 and m[sb(q) + O_IN]:
+                if q >= 0 and m[sb(q) + O_IN] and hand_mask_nb(m, q, sk) != 0:
                     play_duel_card_nb(m, 0, q)
         if m[d + D_NEXT_ATT] >= 0:
             att = m[d + D_NEXT_ATT]
@@ -1092,30 +1097,32 @@ def status_update_nb(m, p):
     """Step 4: heal 1 Stamina and 1 Focus (up to the card's maximum) and remove 1 point of every
     lasting effect, for the players the rule names."""
     rule = m[RULES_AT + R_STATUS_UPDATE]
+    inv = m[S_INVOLVED]
+    trace = m[M_TRACE_CAP] != 0
     for q in range(m[S_N_PLAYERS]):
         b = sb(q)
-        if not m[b + O_IN]:
-            continue
-        if rule == STATUS_UNINVOLVED and (m[S_INVOLVED] >> q) & 1:
-            continue
-        if rule == STATUS_TURN_PLAYER and q != p:
-            continue
-        # branch-free (the outcomes are random: branches here were mispredicted): the same updates as
-        # "if Stamina or Focus is below its maximum, both +1 up to it; each modifier one point towards 0"
+        # branch-free (who is updated and the outcomes are random: branches here were mispredicted): a seat
+        # not updated stores back what it holds. For an updated seat the same updates as "if Stamina or Focus
+        # is below its maximum, both +1 up to it; each modifier one point towards 0; not unarmed"
+        on = m[b + O_IN] != 0
+        on &= ((inv >> q) & 1) == 0 if rule == STATUS_UNINVOLVED else True
+        on &= q == p if rule == STATUS_TURN_PLAYER else True
         st = m[b + O_STAMINA]
         fo = m[b + O_FOCUS]
         mst = m[b + O_MAXST]
         mfo = m[b + O_MAXFO]
-        heal = (st < mst) | (fo < mfo)
+        heal = on & ((st < mst) | (fo < mfo))
         m[b + O_STAMINA] = min(st + 1, mst) if heal else st
         m[b + O_FOCUS] = min(fo + 1, mfo) if heal else fo
-        changed = heal | (m[b + O_UNARMED] != 0)
+        ua = m[b + O_UNARMED]
+        changed = heal | (ua != 0)
+        step = 1 if on else 0
         for j in range(N_STATS):
             x = m[b + O_MOD + j]
-            m[b + O_MOD + j] = x - (x > 0) + (x < 0)
+            m[b + O_MOD + j] = x - (step if x > 0 else 0) + (step if x < 0 else 0)
             changed |= x != 0
-        m[b + O_UNARMED] = 0
-        if changed:
+        m[b + O_UNARMED] = 0 if on else ua
+        if trace and on and changed:
             emit_nb(m, q, EV_STATUS, m[b + O_STAMINA], m[b + O_FOCUS], 0)
 
 

@@ -77,3 +77,20 @@ def test_builtin_heuristics_decided_inline_match_calls_through_address():
         a, b = recs
         assert (a["end_reason"] != E.END_ILLEGAL).all() and a["revolutions"].sum() > 0
         assert a.tobytes() == b.tobytes()
+
+
+def test_split_total_finds_the_focus_total_of_a_kernel_mask():
+    """split_total_nb(popcount of SPLIT_MASK_AT[f]) is f; for any other count the f it gives has a mask of
+    another popcount (so the callers fall back to their full scans, as with the sqrt it replaced)."""
+    from simulators.rose_duel.heuristic_nb import split_total_nb
+
+    total = njit(lambda n: split_total_nb(n))
+    m = _machine()
+    counts = {bin(int(m[E.SPLIT_MASK_AT + f])).count("1"): f for f in range(E.MAX_FOCUS + 1)}
+    for n in range(0, 70):
+        f = total(n)
+        assert -1 <= f <= E.MAX_FOCUS
+        if n in counts:
+            assert f == counts[n]
+        elif f >= 0:
+            assert bin(int(m[E.SPLIT_MASK_AT + f])).count("1") != n
