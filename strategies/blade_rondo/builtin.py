@@ -115,7 +115,8 @@ from simulators.common.strategy import STRATEGY_SIG
 from strategies.blade_rondo.common_nb import (
     argmax_nb,
     card_cost_now_nb,
-    card_damage_nb,
+    card_damage_at_nb,
+    damage_context_nb,
     prog_damage_nb,
     program_gains_nb,
     static_score_nb,
@@ -178,9 +179,10 @@ def _action_value_nb(m, seat, aid, params):
             + params[K_PROT] * df + 0.3 * params[K_DMG] * atk_t)
 
 
-@njit(f8(MP, i8, i8, F8A), cache=True)
-def _card_value_nb(m, seat, ls, params):
-    """Worth per cost of using the card of local slot ``ls`` now (heuristic_nb's PH_ACTION)."""
+@njit(f8(MP, i8, i8, F8A, i8, i8), cache=True)
+def _card_value_nb(m, seat, ls, params, dd, atk0):
+    """Worth per cost of using the card of local slot ``ls`` now (heuristic_nb's PH_ACTION); ``dd``, ``atk0``:
+    the damage context (``damage_context_nb``), the same for every card of the decision."""
     g = seat * SLOTS + ls
     cid = m[SLOT0 + g * SLOT_W + L_CARD]
     sb = SEAT0 + seat * SEAT_W
@@ -202,7 +204,7 @@ def _card_value_nb(m, seat, ls, params):
     if selfd >= life:
         return -10.0
     hand_after = popcount_nb(m[sb + O_HAND] & SWORDS & ~(1 << ls))
-    d = card_damage_nb(m, seat, cid, hand_after)
+    d = card_damage_at_nb(m, seat, cid, hand_after, dd, atk0)
     v = params[K_DMG] * (d - selfd)
     if d >= ol and d > 0:
         v += 1000.0  # lethal
@@ -351,9 +353,10 @@ def heuristic_nb(phase, m, seat, mask, params):
         best = -1
         bv = -1e300
         ties = 0
+        dd, atk0 = damage_context_nb(p, seat)  # the cards' values read it: once per decision
         for ls in range(10):  # the best value, ties broken at random (no array: this runs every decision)
             if (mask >> ls) & 1 and ls != SL_PROT:
-                x = _card_value_nb(p, seat, ls, params)
+                x = _card_value_nb(p, seat, ls, params, dd, atk0)
                 if x > bv + 1e-9:
                     bv = x
                     best = ls

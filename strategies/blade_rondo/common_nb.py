@@ -128,16 +128,22 @@ def visible_card_nb(m, seat, g):
     return m[sl + L_CARD]
 
 
-@njit([i8(MP, i8, i8, i8, i8), i8(I8A, i8, i8, i8, i8)], cache=True)
-def prog_damage_nb(m, seat, start, n, hand_after):
-    """Damage the program rows would deal now to the opponent, read from the rows with the public
-    parameters (Day/Night and Add guards followed, other guards assumed to hold)."""
+@njit(types.UniTuple(i8, 2)(MP, i8), cache=True)
+def damage_context_nb(m, seat):
+    """(the opponent's best Defence against a physical attack, the seat's Attack) now: what ``prog_damage_nb``
+    reads first; a decision that values several cards works it out once (``prog_damage_at_nb``)."""
     opp = 1 - seat
     dd = eff_defence_nb(m, opp)
     if m[SEAT0 + opp * SEAT_W + O_SUBS] != 0:  # no subordinate: no call (best_sub_defence_nb gives -1)
-        sd = best_sub_defence_nb(as_machine_nb(m), opp)
+        sd = best_sub_defence_nb(m, opp)
         dd = sd if sd > dd else dd
-    atk = eff_attack_nb(m, seat)
+    return dd, eff_attack_nb(m, seat)
+
+
+@njit(i8(MP, i8, i8, i8, i8, i8, i8), cache=True)
+def prog_damage_at_nb(m, seat, start, n, hand_after, dd, atk):
+    """``prog_damage_nb`` with its context (``damage_context_nb``) given."""
+    opp = 1 - seat
     ol = m[SEAT0 + opp * SEAT_W + O_LIFE]
     total = 0
     pc = start
@@ -176,6 +182,15 @@ def prog_damage_nb(m, seat, start, n, hand_after):
     return total
 
 
+@njit([i8(MP, i8, i8, i8, i8), i8(I8A, i8, i8, i8, i8)], cache=True)
+def prog_damage_nb(m, seat, start, n, hand_after):
+    """Damage the program rows would deal now to the opponent, read from the rows with the public
+    parameters (Day/Night and Add guards followed, other guards assumed to hold)."""
+    p = as_machine_nb(m)
+    dd, atk = damage_context_nb(p, seat)
+    return prog_damage_at_nb(p, seat, start, n, hand_after, dd, atk)
+
+
 @njit(i8(MP, i8, i8), cache=True)
 def card_cost_now_nb(m, seat, cid):
     """What the card costs now (Response cards: 1; X: the cost left)."""
@@ -187,17 +202,26 @@ def card_cost_now_nb(m, seat, cid):
     return c if c > 0 else 0
 
 
-@njit(i8(MP, i8, i8, i8), cache=True)
-def card_damage_nb(m, seat, cid, hand_after):
-    """Damage estimate of using the card now (its effect, plus a Dazzle it may add)."""
-    d = prog_damage_nb(m, seat, card_nb(m, cid, C_EFF), card_nb(m, cid, C_EFF_N), hand_after)
+@njit(i8(MP, i8, i8, i8, i8, i8), cache=True)
+def card_damage_at_nb(m, seat, cid, hand_after, dd, atk):
+    """Damage estimate of using the card now (its effect, plus a Dazzle it may add), with the damage context
+    (``damage_context_nb``) given."""
+    d = prog_damage_at_nb(m, seat, card_nb(m, cid, C_EFF), card_nb(m, cid, C_EFF_N), hand_after, dd, atk)
     pc = card_nb(m, cid, C_IMM)
     for k in range(card_nb(m, cid, C_IMM_N)):
         row = PROG_AT + (pc + k) * P_WIDTH
         if m[row] == DO_PERFORM and d > 0:
             at = ACTIONS_AT + m[row + P_A] * A_WIDTH
-            d += prog_damage_nb(m, seat, m[at + A_PROG], m[at + A_PROG_N], hand_after)
+            d += prog_damage_at_nb(m, seat, m[at + A_PROG], m[at + A_PROG_N], hand_after, dd, atk)
     return d
+
+
+@njit(cache=True)
+def card_damage_nb(m, seat, cid, hand_after):
+    """Damage estimate of using the card now (its effect, plus a Dazzle it may add)."""
+    p = as_machine_nb(m)
+    dd, atk = damage_context_nb(p, seat)
+    return card_damage_at_nb(p, seat, cid, hand_after, dd, atk)
 
 
 @njit(cache=True)
