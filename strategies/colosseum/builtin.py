@@ -18,7 +18,7 @@ from simulators.colosseum.enums import M_RNG, O_HAND, PHASE_OVERDRIVE, PHASE_PLA
 from simulators.common.memory_nb import as_machine_nb
 from simulators.common.rng_nb import rand_bit_nb, rand_float_nb
 from strategies.colosseum.common_nb import (
-    N_SLOTS, greedy_play_nb, payoff_matrix_nb, pick_overdrive_nb, reader_play_nb, sample_nb,
+    N_SLOTS, greedy_play_nb, int_decide_nb, integral_nb, payoff_matrix_nb, pick_overdrive_nb, reader_play_nb, sample_nb,
 )
 
 
@@ -48,6 +48,10 @@ def greedy_nb(phase, m, seat, mask, params):
         return rand_bit_nb(p, M_RNG, mask)
     if params[0] > 0.0 and rand_float_nb(p, M_RNG) < params[0]:
         return rand_bit_nb(p, M_RNG, mask)
+    if integral_nb(params[1]):
+        # the exact integer path directly (greedy_play_nb would take it too: one call level less)
+        omask = p[SEAT0 + (1 - seat) * SEAT_W + O_HAND]  # the opponent's unsealed cards are public
+        return int_decide_nb(p, seat, mask, omask, int(params[1]), 0, 0, 0)
     return greedy_play_nb(p, seat, mask, params[1])
 
 
@@ -63,6 +67,10 @@ def reader_nb(phase, m, seat, mask, params):
         if phase == PHASE_OVERDRIVE:
             return pick_overdrive_nb(p, seat, mask)
         return rand_bit_nb(p, M_RNG, mask)
+    if integral_nb(params[2]) and integral_nb(params[0]) and integral_nb(params[1]):
+        # the exact integer path directly (reader_play_nb would take it too: one call level less)
+        omask = p[SEAT0 + (1 - seat) * SEAT_W + O_HAND]  # the opponent's unsealed cards are public
+        return int_decide_nb(p, seat, mask, omask, int(params[2]), 1, int(params[0]), int(params[1]))
     return reader_play_nb(p, seat, mask, params[0], params[1], params[2])
 
 
