@@ -107,6 +107,7 @@ from simulators.blade_rondo.enums import (
     O_SUBS,
     O_UP,
     O_VOLT,
+    O_ZERO,
     PH_PHOS,
     R_DAY_MAX,
     R_LIFE_CAP,
@@ -170,6 +171,7 @@ from simulators.blade_rondo.enums import (
     Z_DOWN,
     Z_FLIPPED,
     Z_HAND,
+    Z_OUT,
     Z_SET,
     Z_UNDER,
     Z_UP,
@@ -519,25 +521,11 @@ def _set_effects_nb(m, g, seat, sign):
             m[b + O_SAURA + k] += sign * sub_nb(m, s, SB_AURA + k)
 
 
-@njit(void(MP, i8), cache=True)
-def leave_zone_nb(m, g):
-    """Take slot ``g`` out of its zone (masks and Set Area effects); its zone becomes 0."""
+@njit(void(MP, i8, i8), cache=True)
+def _leave_set_nb(m, g, z):
+    """``leave_zone_nb`` for a card in a Set Area (``z`` Z_SET) or under a Seal (Z_UNDER)."""
     sl = SLOT0 + g * SLOT_W
-    owner = g // SLOTS
-    bit = 1 << (g % SLOTS)
-    ob = SEAT0 + owner * SEAT_W
-    z = m[sl + L_ZONE]
-    if z == Z_HAND:
-        m[ob + O_HAND] &= ~bit
-    elif z == Z_UP:
-        m[ob + O_UP] &= ~bit
-    elif z == Z_DOWN:
-        m[ob + O_DOWN] &= ~bit
-    elif z == Z_FLIPPED:
-        m[ob + O_FLIPPED] &= ~bit
-    elif z == Z_DISCARD:
-        m[ob + O_DISC] &= ~bit
-    elif z == Z_SET:
+    if z == Z_SET:
         w = m[sl + L_WHERE]
         wb = SEAT0 + w * SEAT_W
         m[wb + O_SET] &= ~(1 << g)
@@ -557,6 +545,22 @@ def leave_zone_nb(m, g):
                 m[b + O_NTOS] -= 1 if status_nb(m, st, ST_TOS_N) > 0 else 0
                 for k in range(AURA_W):
                     m[b + O_AURA + k] -= status_nb(m, st, ST_AURA + k)
+
+
+@njit(void(MP, i8), cache=True)
+def leave_zone_nb(m, g):
+    """Take slot ``g`` out of its zone (masks and Set Area effects); its zone becomes 0.
+
+    A hand, play-area, face-down, flipped or discarded card (the frequent moves) clears its bit of the
+    zone's mask without a branch on the zone (a jump table the moves mispredicted); Z_OUT clears a bit of
+    O_ZERO, a word that stays 0. The Set Area and Seals take ``_leave_set_nb``."""
+    sl = SLOT0 + g * SLOT_W
+    z = m[sl + L_ZONE]
+    if z == Z_SET or z == Z_UNDER:
+        _leave_set_nb(m, g, z)
+    else:
+        off = O_ZERO if z == Z_OUT else (O_HAND + z - Z_HAND if z <= Z_FLIPPED else O_DISC)
+        m[SEAT0 + (g // SLOTS) * SEAT_W + off] &= ~(1 << (g % SLOTS))
     m[sl + L_ZONE] = 0
     m[sl + L_HOST] = -1
 
