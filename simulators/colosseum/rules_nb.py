@@ -1416,12 +1416,19 @@ def _random_game_nb(m, sw):
         hits1 += h1
         u0 = (h0 == 1) & (dd0 >= 0)
         u1 = (h1 == 1) & (dd1 >= 0)
-        e0 = min(max(e0 + by0, die_lo), die_hi) if u0 and (dd0 == 0 or dd0 == 3) else e0
-        e1 = min(max(e1 + by0, die_lo), die_hi) if u0 and (dd0 == 1 or dd0 == 3) else e1
-        e2 = min(max(e2 + by0, die_lo), die_hi) if u0 and (dd0 == 2 or dd0 == 3) else e2
-        e0 = min(max(e0 + by1, die_lo), die_hi) if u1 and (dd1 == 0 or dd1 == 3) else e0
-        e1 = min(max(e1 + by1, die_lo), die_hi) if u1 and (dd1 == 1 or dd1 == 3) else e1
-        e2 = min(max(e2 + by1, die_lo), die_hi) if u1 and (dd1 == 2 or dd1 == 3) else e2
+        # (masks, not conditionals: the Hits are unpredictable and LLVM turned the conditionals into branches)
+        g0 = -int(u0 & ((dd0 == 0) | (dd0 == 3)))
+        g1 = -int(u0 & ((dd0 == 1) | (dd0 == 3)))
+        g2 = -int(u0 & ((dd0 == 2) | (dd0 == 3)))
+        e0 ^= (e0 ^ min(max(e0 + by0, die_lo), die_hi)) & g0
+        e1 ^= (e1 ^ min(max(e1 + by0, die_lo), die_hi)) & g1
+        e2 ^= (e2 ^ min(max(e2 + by0, die_lo), die_hi)) & g2
+        g0 = -int(u1 & ((dd1 == 0) | (dd1 == 3)))
+        g1 = -int(u1 & ((dd1 == 1) | (dd1 == 3)))
+        g2 = -int(u1 & ((dd1 == 2) | (dd1 == 3)))
+        e0 ^= (e0 ^ min(max(e0 + by1, die_lo), die_hi)) & g0
+        e1 ^= (e1 ^ min(max(e1 + by1, die_lo), die_hi)) & g1
+        e2 ^= (e2 ^ min(max(e2 + by1, die_lo), die_hi)) & g2
         if hp0 <= 0 or hp1 <= 0:
             _ko_nb(m, hp0, hp1)
             ko = 1
