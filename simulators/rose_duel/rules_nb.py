@@ -1097,32 +1097,30 @@ def status_update_nb(m, p):
     """Step 4: heal 1 Stamina and 1 Focus (up to the card's maximum) and remove 1 point of every
     lasting effect, for the players the rule names."""
     rule = m[RULES_AT + R_STATUS_UPDATE]
-    inv = m[S_INVOLVED]
-    trace = m[M_TRACE_CAP] != 0
     for q in range(m[S_N_PLAYERS]):
         b = sb(q)
-        # branch-free (who is updated and the outcomes are random: branches here were mispredicted): a seat
-        # not updated stores back what it holds. For an updated seat the same updates as "if Stamina or Focus
-        # is below its maximum, both +1 up to it; each modifier one point towards 0; not unarmed"
-        on = m[b + O_IN] != 0
-        on &= ((inv >> q) & 1) == 0 if rule == STATUS_UNINVOLVED else True
-        on &= q == p if rule == STATUS_TURN_PLAYER else True
+        if not m[b + O_IN]:
+            continue
+        if rule == STATUS_UNINVOLVED and (m[S_INVOLVED] >> q) & 1:
+            continue
+        if rule == STATUS_TURN_PLAYER and q != p:
+            continue
+        # branch-free (the outcomes are random: branches here were mispredicted): the same updates as
+        # "if Stamina or Focus is below its maximum, both +1 up to it; each modifier one point towards 0"
         st = m[b + O_STAMINA]
         fo = m[b + O_FOCUS]
         mst = m[b + O_MAXST]
         mfo = m[b + O_MAXFO]
-        heal = on & ((st < mst) | (fo < mfo))
+        heal = (st < mst) | (fo < mfo)
         m[b + O_STAMINA] = min(st + 1, mst) if heal else st
         m[b + O_FOCUS] = min(fo + 1, mfo) if heal else fo
-        ua = m[b + O_UNARMED]
-        changed = heal | (ua != 0)
-        step = 1 if on else 0
+        changed = heal | (m[b + O_UNARMED] != 0)
         for j in range(N_STATS):
             x = m[b + O_MOD + j]
-            m[b + O_MOD + j] = x - (step if x > 0 else 0) + (step if x < 0 else 0)
+            m[b + O_MOD + j] = x - (x > 0) + (x < 0)
             changed |= x != 0
-        m[b + O_UNARMED] = 0 if on else ua
-        if trace and on and changed:
+        m[b + O_UNARMED] = 0
+        if changed:
             emit_nb(m, q, EV_STATUS, m[b + O_STAMINA], m[b + O_FOCUS], 0)
 
 
