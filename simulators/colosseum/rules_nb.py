@@ -692,7 +692,16 @@ def play_game_nb(m, v, strat0, params0, strat1, params1, sw):
         _resolve_round_nb(m, c0, c1)
 
 
-# ----------------------------------------------------------------------------- the local game (untraced games)
+# ----------------------------------------------------------------------------- the fast round (untraced games)
+# ``_resolve_round_nb`` stores every change through the machine pointer at once, so the compiler reloads
+# state and table values after each store, and it calls out for Process 3, damage, dice and the trace.
+# ``_fast_round_nb`` is the same round for games without a trace: the state it changes lives in locals
+# from the first read to the end of the round (written back once), Process 1 and 3, damage and dice
+# influence are straight-line code on those locals, and the rare parts run the general kernels on the
+# machine: ``_overdrives_nb`` for the Overdrives, ``effects_nb`` for ABILITY and TIDE AURA effects, ``conds_nb``
+# for conditions that are not tabled; they see the locals written back first, which are reloaded afterwards.
+# It leaves the machine exactly as ``_resolve_round_nb`` would (trace apart);
+# tests/simulators/test_colosseum_fast_round.py compares the two over many games and rule variants.
 @njit(void(MP, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8), cache=True)
 def _flush_nb(m, dist, e0, e1, e2, hp0, hp1, dmg0, dmg1, ta0, ta1):
     m[S_DIST] = dist
@@ -707,6 +716,12 @@ def _flush_nb(m, dist, e0, e1, e2, hp0, hp1, dmg0, dmg1, ta0, ta1):
     m[SEAT0 + SEAT_W + O_TA] = ta1
 
 
+@njit(UniTuple(i8, 10)(MP), cache=True)
+def _reload_nb(m):
+    return (m[S_DIST], m[S_DICE], m[S_DICE + 1], m[S_DICE + 2], m[SEAT0 + O_HP], m[SEAT0 + SEAT_W + O_HP],
+            m[SEAT0 + O_DMG], m[SEAT0 + SEAT_W + O_DMG], m[SEAT0 + O_TA], m[SEAT0 + SEAT_W + O_TA])
+
+
 @njit(void(MP, i8, i8), cache=True)
 def _ko_nb(m, hp0, hp1):
     """``ko_check_nb``'s ending (no trace), for HP already known to have a 0."""
@@ -719,16 +734,273 @@ def _ko_nb(m, hp0, hp1):
         m[S_END] = END_KO
 
 
-# An untraced game (``M_TRACE_CAP`` 0) with any strategies. ``_resolve_round_nb`` stores every change through the
-# machine pointer at once, so the compiler reloads state and table values after each store; ``_local_game_body_nb`` plays
-# the same rounds with the state in locals for the whole game (the random stream's state and the record's counters
-# too). Process 1 and 3, damage and dice influence are straight-line code on the locals; conditions, effects and the
-# Overdrives run on the locals too (``_conds_local_nb``, ``_effects_local_nb``, ``_od_ready_local_nb``, the Overdrive
-# order of ``_overdrives_nb``); the machine keeps what changes rarely (Overdrive counts and failures, seals, the play
-# history). Two seats of the built-in random strategy (``M_INLINE_RANDOM`` = 3) are drawn on the locals; otherwise the
-# machine gets the whole state (and the stream) before the Set Phase's choices, which are made as ``play_game_nb``
-# makes them (``ask_nb``), and the stream is reloaded after them. It leaves the machine and the stream exactly as
-# ``play_game_nb`` would (trace apart); tests/simulators/test_colosseum_fast_round.py compares the two.
+@njit(b1(MP, i8, i8, i8), cache=True)
+def _od_ready_typed_nb(m, seat, od, dist):
+    """``od_ready_nb`` compiled once (numba would copy an inline='always' chain into every call site)."""
+    return od_ready_nb(m, seat, od, dist)
+
+
+@njit(void(MP, i8, i8), cache=True)
+def _fast_round_nb(m, c0, c1):
+    """``_resolve_round_nb`` for an untraced game (``M_TRACE_CAP`` 0): same effect on the machine.
+
+    In random play the cards, kinds, ranges and dice are unpredictable, so what depends on them is
+    computed without branches where it can be (every table value read at a valid index, then selected):
+    a mispredicted branch costs more than the few loads and selects it saves."""
+    k0 = m[KIND_AT + 1 + c0]
+    k1 = m[KIND_AT + 1 + c1]
+    b0 = SEAT0
+    b1 = SEAT0 + SEAT_W
+    # everything read before the first store
+    rnd = m[S_ROUND]
+    d0 = m[S_DIST]
+    e0 = m[S_DICE]
+    e1 = m[S_DICE + 1]
+    e2 = m[S_DICE + 2]
+    hp0 = m[b0 + O_HP]
+    hp1 = m[b1 + O_HP]
+    dmg0 = m[b0 + O_DMG]
+    dmg1 = m[b1 + O_DMG]
+    ta0 = m[b0 + O_TA]
+    ta1 = m[b1 + O_TA]
+    ch0 = m[b0 + O_CHAR]
+    ch1 = m[b1 + O_CHAR]
+    used0 = m[b0 + O_USED]
+    used1 = m[b1 + O_USED]
+    sealed = m[S_SEALED_DIST]
+    row0 = SLOT_TAB_AT + (2 * ch0 + (1 if ta0 else 0)) * SLOT_W
+    row1 = SLOT_TAB_AT + (2 * ch1 + (1 if ta1 else 0)) * SLOT_W
+    # a card that is no skill (no card, the Overdrive) reads slot 0's rows: masked out by a0/a1 below
+    cs0 = c0 if 0 <= c0 < N_SKILLS else 0
+    cs1 = c1 if 0 <= c1 < N_SKILLS else 0
+    at0 = CARDS_AT + cs0 * C_WIDTH
+    at1 = CARDS_AT + cs1 * C_WIDTH
+    a0 = int(k0 <= INT)
+    a1 = int(k1 <= INT)
+    r0 = m[row0 + SLOT_RANGE + cs0] & -a0  # (masks, not branches: LLVM does not speculate these loads)
+    r1 = m[row1 + SLOT_RANGE + cs1] & -a1
+    # hit_damage_nb with the dice of this moment (they change only after the damage)
+    td0 = m[at0 + C_TIDE_DIE]
+    td1 = m[at1 + C_TIDE_DIE]
+    t0 = m[at0 + C_TIDE + m[S_DICE + max(td0, 0)] - 1] & -int(td0 >= 0)
+    t1 = m[at1 + C_TIDE + m[S_DICE + max(td1, 0)] - 1] & -int(td1 >= 0)
+    x0 = max(m[row0 + SLOT_BASE + cs0] + t0, 0) * a0
+    x1 = max(m[row1 + SLOT_BASE + cs1] + t1, 0) * a1
+    step0 = m[at0 + C_MOVE] * int(k0 == MOVE)
+    step1 = m[at1 + C_MOVE] * int(k1 == MOVE)
+    dd0 = m[at0 + C_DICE_DIE]
+    dd1 = m[at1 + C_DICE_DIE]
+    by0 = m[at0 + C_DICE_BY]
+    by1 = m[at1 + C_DICE_BY]
+    die_lo = m[RULES_AT + R_DIE_MIN]
+    die_hi = m[RULES_AT + R_DIE_MAX]
+    # the plays (as in _resolve_round_nb)
+    m[b0 + O_PLAYED] = c0
+    m[b1 + O_PLAYED] = c1
+    if c0 >= 0:
+        m[b0 + O_HIST + c0] += 1
+        m[S_FIRST_ROUNDS] |= (min(rnd + 1, 127) << (FIRST_BITS * c0)) * (((used0 >> c0) & 1) ^ 1)
+        m[b0 + O_USED] = used0 | (1 << c0)
+        m[b0 + O_OD_REVEALED] |= 1 if c0 == OD_SLOT else 0
+    if c1 >= 0:
+        m[b1 + O_HIST + c1] += 1
+        m[S_FIRST_ROUNDS + 1] |= (min(rnd + 1, 127) << (FIRST_BITS * c1)) * (((used1 >> c1) & 1) ^ 1)
+        m[b1 + O_USED] = used1 | (1 << c1)
+        m[b1 + O_OD_REVEALED] |= 1 if c1 == OD_SLOT else 0
+
+    # Process 1: distance adjustment (move_dest_nb, combine_moves_nb); a card that is no MOVE has step 0
+    n0 = d0 + step0
+    n1 = d0 + step1
+    dest0 = n0 if (step0 != 0) & (n0 >= 0) & (n0 < N_DIST) & ((sealed >> (n0 & 3)) & 1 == 0) else -1
+    dest1 = n1 if (step1 != 0) & (n1 >= 0) & (n1 < N_DIST) & ((sealed >> (n1 & 3)) & 1 == 0) else -1
+    if (step0 != 0 and ta0) or (step1 != 0 and ta1):  # a free mover (TIDE AURA) goes as far as it can
+        for p in range(2):
+            step = step0 if p == 0 else step1
+            if step == 0 or not (ta0 if p == 0 else ta1):
+                continue
+            if m[CHARS_AT + (ch0 if p == 0 else ch1) * CH_WIDTH + CH_TA_FREE_MOVE]:
+                dest = -1
+                d = 0 if step < 0 else N_DIST - 1
+                while d != d0:
+                    if (sealed >> d) & 1 == 0:
+                        dest = d
+                        break
+                    d += 1 if step < 0 else -1
+                if p == 0:
+                    dest0 = dest
+                else:
+                    dest1 = dest
+    dist = d0
+    if dest0 >= 0 and dest1 >= 0:
+        if m[RULES_AT + R_BOTH_MOVES] == BOTH_MOVES_CANCEL and (dest0 - d0) * (dest1 - d0) < 0:
+            dist = d0
+        else:
+            nd = min(max(d0 + (dest0 - d0) + (dest1 - d0), 0), N_DIST - 1)
+            dist = d0 if (sealed >> nd) & 1 else nd
+    else:
+        dist = dest0 if dest0 >= 0 else (dest1 if dest1 >= 0 else d0)
+
+    # Process 2: Overdrive activation (readiness here; the rest is _overdrives_nb's, on the machine)
+    ready0 = False
+    ready1 = False
+    exerted = 0
+    if k0 == OD or k1 == OD:
+        ready0 = k0 == OD and _od_ready_typed_nb(m, 0, m[b0 + O_OD], dist)
+        ready1 = k1 == OD and _od_ready_typed_nb(m, 1, m[b1 + O_OD], dist)
+        _flush_nb(m, dist, e0, e1, e2, hp0, hp1, dmg0, dmg1, ta0, ta1)
+        exerted = _overdrives_nb(m, k0, k1, ready0, ready1)
+        if exerted & 4:
+            return
+        dist, e0, e1, e2, hp0, hp1, dmg0, dmg1, ta0, ta1 = _reload_nb(m)
+
+    # Process 3 (not when an Overdrive exerted): matchup and range (_process3_nb); an Overdrive card is no
+    # attribute card (range 0, damage 0). With p3 = 0 nothing below Hits, deals damage or moves a die
+    p3 = 1 if exerted == 0 else 0
+    i0 = (r0 >> dist) & p3
+    i1 = (r1 >> dist) & p3
+    same = 1 if k0 == k1 else 0
+    beats = (BEATS_BITS >> (8 * k0 + k1)) & 1
+    h0 = i0 & ((1 - i1) | ((1 - same) & beats))
+    h1 = i1 & ((1 - i0) | ((1 - same) & (1 - beats)))
+    # a move Hits when the opponent's card would have activated at the old distance (Q1, Q5)
+    moved = p3 if dist != d0 else 0
+    h0 |= moved & (1 if dest0 >= 0 else 0) & ((r1 >> d0) & 1) & (1 - i1)
+    h1 |= moved & (1 if dest1 >= 0 else 0) & ((r0 >> d0) & 1) & (1 - i0)
+    if moved and (k0 == OD or k1 == OD) and m[RULES_AT + R_MOVE_HIT_VS_OD]:
+        # a move escaping an Overdrive that would have exerted at the old distance Hits (R6)
+        if dest0 >= 0 and k1 == OD and not ready1 and _od_ready_typed_nb(m, 1, m[b1 + O_OD], d0):
+            h0 = 1
+        if dest1 >= 0 and k0 == OD and not ready0 and _od_ready_typed_nb(m, 0, m[b0 + O_OD], d0):
+            h1 = 1
+    # damage: a same-attribute draw deals the difference, a Hit its card's damage (exclusive cases)
+    drw = i0 & i1 & same
+    diff = x0 - x1
+    to1 = x0 * h0 + max(diff, 0) * drw
+    to0 = x1 * h1 + max(-diff, 0) * drw
+    hp1 = max(hp1 - to1, 0)
+    hp0 = max(hp0 - to0, 0)
+    dmg0 += to1
+    dmg1 += to0
+    m[b0 + O_HITS] += h0
+    m[b1 + O_HITS] += h1
+    # dice influence of the Hit cards, after the damage was calculated (adjust_die_nb), seat 1 first
+    u0 = (h0 == 1) & (dd0 >= 0)
+    u1 = (h1 == 1) & (dd1 >= 0)
+    e0 = min(max(e0 + by0, die_lo), die_hi) if u0 and (dd0 == 0 or dd0 == 3) else e0
+    e1 = min(max(e1 + by0, die_lo), die_hi) if u0 and (dd0 == 1 or dd0 == 3) else e1
+    e2 = min(max(e2 + by0, die_lo), die_hi) if u0 and (dd0 == 2 or dd0 == 3) else e2
+    e0 = min(max(e0 + by1, die_lo), die_hi) if u1 and (dd1 == 0 or dd1 == 3) else e0
+    e1 = min(max(e1 + by1, die_lo), die_hi) if u1 and (dd1 == 1 or dd1 == 3) else e1
+    e2 = min(max(e2 + by1, die_lo), die_hi) if u1 and (dd1 == 2 or dd1 == 3) else e2
+    if hp0 <= 0 or hp1 <= 0:
+        _flush_nb(m, dist, e0, e1, e2, hp0, hp1, dmg0, dmg1, ta0, ta1)
+        _ko_nb(m, hp0, hp1)
+        return
+
+    # ABILITY: when a listed kind of skill Hits (an exerted Overdrive is a Hit of kind OD), Q3
+    c = CHARS_AT + ch0 * CH_WIDTH
+    f0 = ((h0 & (m[c + CH_AB_TRIGGER] >> k0)) | (exerted & (m[c + CH_AB_TRIGGER] >> OD))) & (
+        1 if m[c + CH_AB_EFF_N] > 0 else 0)
+    c = CHARS_AT + ch1 * CH_WIDTH
+    f1 = ((h1 & (m[c + CH_AB_TRIGGER] >> k1)) | ((exerted >> 1) & (m[c + CH_AB_TRIGGER] >> OD))) & (
+        1 if m[c + CH_AB_EFF_N] > 0 else 0)
+    if f0 | f1:
+        for p in range(2):
+            if (f0 if p == 0 else f1) == 1:
+                c = CHARS_AT + (ch0 if p == 0 else ch1) * CH_WIDTH
+                _flush_nb(m, dist, e0, e1, e2, hp0, hp1, dmg0, dmg1, ta0, ta1)
+                effects_nb(m, p, m[c + CH_AB_EFF], m[c + CH_AB_EFF_N], SRC_ABILITY)
+                dist, e0, e1, e2, hp0, hp1, dmg0, dmg1, ta0, ta1 = _reload_nb(m)
+                if hp0 <= 0 or hp1 <= 0:
+                    _ko_nb(m, hp0, hp1)
+                    return
+
+    # TIDE AURA: early ones first (seat 1 then seat 2), late ones (Terry) after the opponent's
+    # processing, Q3 (update_tide_aura_nb)
+    first = 1 if char_nb(m, ch0, CH_TA_LATE) > char_nb(m, ch1, CH_TA_LATE) else 0
+    w = m[M_DICE_W]
+    dlo = m[M_DICE_LO]
+    for i in range(2):
+        p = first if i == 0 else 1 - first
+        ch = ch0 if p == 0 else ch1
+        c = CHARS_AT + ch * CH_WIDTH
+        tab = m[TA_TAB_AT + ch]
+        ua = e0 - dlo
+        ub = e1 - dlo
+        uc = e2 - dlo
+        if tab >= 0 and w != 0 and 0 <= ua < w and 0 <= ub < w and 0 <= uc < w:
+            bit = (((ua * w + ub) * w + uc) << 2) + dist
+            active = (m[tab + (bit >> 6)] >> (bit & 63)) & 1
+        else:
+            _flush_nb(m, dist, e0, e1, e2, hp0, hp1, dmg0, dmg1, ta0, ta1)
+            active = 1 if conds_nb(m, p, m[c + CH_TA_COND], m[c + CH_TA_COND_N], dist) else 0
+        if p == 0:
+            ta0 = active
+        else:
+            ta1 = active
+        m[SEAT0 + p * SEAT_W + O_TA_ROUNDS] += active
+        if m[c + CH_TA_EFF_N] > 0 and active:
+            _flush_nb(m, dist, e0, e1, e2, hp0, hp1, dmg0, dmg1, ta0, ta1)
+            effects_nb(m, p, m[c + CH_TA_EFF], m[c + CH_TA_EFF_N], SRC_TA)
+            dist, e0, e1, e2, hp0, hp1, dmg0, dmg1, ta0, ta1 = _reload_nb(m)
+            if hp0 <= 0 or hp1 <= 0:
+                _ko_nb(m, hp0, hp1)
+                return
+
+    # end of round: played cards go back to the hand unless sealed (or are spent)
+    _flush_nb(m, dist, e0, e1, e2, hp0, hp1, dmg0, dmg1, ta0, ta1)
+    if m[RULES_AT + R_CARDS_RETURN] == 0:
+        for p in range(2):
+            b = SEAT0 + p * SEAT_W
+            c = c0 if p == 0 else c1
+            if c >= 0:
+                m[b + O_HAND] &= ~(1 << c)
+                if m[b + O_HAND] == 0:
+                    m[b + O_HAND] = FULL_HAND & ~m[b + O_SEALED]
+    m[b0 + O_LAST] = c0
+    m[b1 + O_LAST] = c1
+    m[b0 + O_PLAYED] = -1
+    m[b1 + O_PLAYED] = -1
+    m[S_ROUND] = rnd + 1
+
+
+@njit(void(MP, i8[::1], STRATEGY_T, f8[::1], STRATEGY_T, f8[::1], i8), cache=True, inline='always')
+def play_game_fast_nb(m, v, strat0, params0, strat1, params1, sw):
+    """``play_game_nb`` with ``_fast_round_nb`` (untraced games only). Inlined into the chunk kernel (the
+    round stays a typed call: inlined it saved ~3% and doubled the cold compile)."""
+    max_rounds = m[RULES_AT + R_MAX_ROUNDS]
+    while not m[S_DONE]:
+        if m[S_ROUND] >= max_rounds:
+            m[S_DONE] = 1
+            m[S_END] = END_TIMEOUT
+            m[S_WINNER] = -1
+            break
+        h0 = m[SEAT0 + O_HAND]
+        h1 = m[SEAT0 + SEAT_W + O_HAND]
+        a0 = allowed_nb(m, 0, FORBID_HAND, h0)
+        a1 = allowed_nb(m, 1, FORBID_HAND, h1)
+        if sw:
+            c1 = ask_nb(m, v, strat1, params1, PHASE_PLAY, 1, a1) if h1 else -1
+            c0 = ask_nb(m, v, strat0, params0, PHASE_PLAY, 0, a0) if h0 else -1
+        else:
+            c0 = ask_nb(m, v, strat0, params0, PHASE_PLAY, 0, a0) if h0 else -1
+            c1 = ask_nb(m, v, strat1, params1, PHASE_PLAY, 1, a1) if h1 else -1
+        if h0 and (c0 < 0 or (a0 >> c0) & 1 == 0):
+            illegal_nb(m, 0, c0)
+            break
+        if h1 and (c1 < 0 or (a1 >> c1) & 1 == 0):
+            illegal_nb(m, 1, c1)
+            break
+        _fast_round_nb(m, c0, c1)
+
+
+# ----------------------------------------------------------------------------- the random game (untraced, both seats random)
+# Two seats of the built-in random strategy (``M_INLINE_RANDOM`` = 3) in an untraced game: no strategy reads the
+# machine between rounds, so the whole game runs on locals (``_fast_round_nb``'s round, the random stream's state, the
+# record's counters). Conditions, effects and the Overdrives run on the locals too (``_conds_local_nb``,
+# ``_effects_local_nb``, ``_od_ready_local_nb``, the Overdrive order of ``_overdrives_nb``); the machine keeps what
+# changes rarely (Overdrive counts and failures, seals, the play history) and gets the rest at the end.
+# It leaves the machine and the stream exactly as ``play_game_fast_nb`` would; tests/simulators/test_colosseum_fast_round.py.
 _X5 = np.uint64(5)
 _X7 = np.uint64(7)
 _X9 = np.uint64(9)
@@ -759,7 +1031,7 @@ def _draw_local_nb(mask, s0, s1, s2, s3):
 
 @njit(void(MP, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8), cache=True)
 def _sync_nb(m, rnd, c0, c1, dist, e0, e1, e2, hp0, hp1, dmg0, dmg1, ta0, ta1, hand0, hand1):
-    """The local game's locals that the general kernels and the strategies read, written to the machine."""
+    """The random game's locals that the general kernels read, written to the machine."""
     m[S_ROUND] = rnd
     m[SEAT0 + O_PLAYED] = c0
     m[SEAT0 + SEAT_W + O_PLAYED] = c1
@@ -770,7 +1042,7 @@ def _sync_nb(m, rnd, c0, c1, dist, e0, e1, e2, hp0, hp1, dmg0, dmg1, ta0, ta1, h
 
 @njit(void(MP, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8), cache=True)
 def _store_counts_nb(m, rnd, last0, last1, used0, used1, fr0, fr1, hits0, hits1, tar0, tar1, played):
-    """The local game's counters (at its end, and for a strategy) (``played``: the last round's cards stay shown after a KO)."""
+    """The random game's counters at its end (``played``: the last round's cards stay shown after a KO)."""
     m[S_ROUND] = rnd
     m[SEAT0 + O_LAST] = last0
     m[SEAT0 + SEAT_W + O_LAST] = last1
@@ -789,7 +1061,7 @@ def _store_counts_nb(m, rnd, last0, last1, used0, used1, fr0, fr1, hits0, hits1,
 
 @njit(b1(MP, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8), cache=True)
 def _conds_local_nb(m, seat, start, n, dist, e0, e1, e2, hp0, hp1, ta0, ta1, rnd, c0, c1):
-    """``conds_nb`` on the local game's locals (the machine's state may be stale): the same vocabulary."""
+    """``conds_nb`` on the random game's locals (the machine's state may be stale): the same vocabulary."""
     for row in range(start, start + n):
         at = PROG_AT + row * P_WIDTH
         op = m[at + P_OP]
@@ -837,7 +1109,7 @@ def _conds_local_nb(m, seat, start, n, dist, e0, e1, e2, hp0, hp1, ta0, ta1, rnd
 
 @njit(b1(MP, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8), cache=True)
 def _od_ready_local_nb(m, seat, od, dist, e0, e1, e2, hp0, hp1, ta0, ta1, rnd, c0, c1):
-    """``od_ready_nb`` on the local game's locals: the stage's conditions, then the common ones (both must hold;
+    """``od_ready_nb`` on the random game's locals: the stage's conditions, then the common ones (both must hold;
     a condition has no effect, so the order does not matter), each a table lookup when tabled."""
     st = min(m[SEAT0 + seat * SEAT_W + O_OD_COUNT], N_STAGES - 1)
     w = m[M_DICE_W]
@@ -862,7 +1134,7 @@ def _od_ready_local_nb(m, seat, od, dist, e0, e1, e2, hp0, hp1, ta0, ta1, rnd, c
 
 @njit(UniTuple(i8, 11)(MP, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8), cache=True)
 def _effects_local_nb(m, seat, start, n, dist, e0, e1, e2, hp0, hp1, dmg0, dmg1, hand0, hand1, sealed, c0, c1):
-    """``effects_nb`` on the local game's locals (no trace): returns (dist, e0, e1, e2, hp0, hp1, dmg0, dmg1, hand0,
+    """``effects_nb`` on the random game's locals (no trace): returns (dist, e0, e1, e2, hp0, hp1, dmg0, dmg1, hand0,
     hand1, sealed distances). A seal also sets the machine's ``O_SEALED``; ``seal_distance`` runs the general kernel."""
     lo = m[RULES_AT + R_DIE_MIN]
     hi = m[RULES_AT + R_DIE_MAX]
@@ -922,13 +1194,10 @@ def _effects_local_nb(m, seat, start, n, dist, e0, e1, e2, hp0, hp1, dmg0, dmg1,
     return dist, e0, e1, e2, hp0, hp1, dmg0, dmg1, hand0, hand1, sealed
 
 
-@njit(cache=True, inline='always')
-def _local_game_body_nb(m, v, strat0, params0, strat1, params1, sw, inline):
-    """``play_game_nb`` for an untraced game (``M_TRACE_CAP`` 0) on locals: the same draws from the same stream,
-    the same rounds (``_resolve_round_nb``), the same machine at the end (trace apart). ``inline``: both seats are
-    the built-in random strategy (``M_INLINE_RANDOM`` = 3), drawn on the locals. Compiled twice, a constant
-    ``inline`` each: ``_random_game_nb`` (with a strategy call in the loop random play lost ~5%), and inlined into
-    the chunk kernel for other strategies (as a typed call, greedy and reader lost ~5%)."""
+@njit(void(MP, i8), cache=True)
+def _random_game_nb(m, sw):
+    """``play_game_fast_nb`` for two seats of the built-in random strategy (``M_INLINE_RANDOM`` = 3, no trace):
+    the same draws from the same stream, the same rounds (``_fast_round_nb``), the same machine at the end."""
     b0 = SEAT0
     b1 = SEAT0 + SEAT_W
     max_rounds = m[RULES_AT + R_MAX_ROUNDS]
@@ -1000,84 +1269,13 @@ def _local_game_body_nb(m, v, strat0, params0, strat1, params1, sw, inline):
         a0 = a0 if a0 else hand0
         a1 = hand1 & ~fb1
         a1 = a1 if a1 else hand1
-        if inline:
-            if sw:
-                c1, s0, s1, s2, s3 = _draw_local_nb(a1, s0, s1, s2, s3)
-                c0, s0, s1, s2, s3 = _draw_local_nb(a0, s0, s1, s2, s3)
-            else:
-                c0, s0, s1, s2, s3 = _draw_local_nb(a0, s0, s1, s2, s3)
-                c1, s0, s1, s2, s3 = _draw_local_nb(a1, s0, s1, s2, s3)
+        if sw:
+            c1, s0, s1, s2, s3 = _draw_local_nb(a1, s0, s1, s2, s3)
+            c0, s0, s1, s2, s3 = _draw_local_nb(a0, s0, s1, s2, s3)
         else:
-            # a strategy reads the machine and draws from its stream: the whole state first, the stream after
-            # (stores here, not typed calls: ~5% of greedy)
-            m[S_ROUND] = rnd
-            m[S_DIST] = dist
-            m[S_DICE] = e0
-            m[S_DICE + 1] = e1
-            m[S_DICE + 2] = e2
-            m[b0 + O_HP] = hp0
-            m[b1 + O_HP] = hp1
-            m[b0 + O_DMG] = dmg0
-            m[b1 + O_DMG] = dmg1
-            m[b0 + O_TA] = ta0
-            m[b1 + O_TA] = ta1
-            m[b0 + O_HAND] = hand0
-            m[b1 + O_HAND] = hand1
-            m[b0 + O_PLAYED] = -1
-            m[b1 + O_PLAYED] = -1
-            m[b0 + O_LAST] = last0
-            m[b1 + O_LAST] = last1
-            m[b0 + O_USED] = used0
-            m[b1 + O_USED] = used1
-            m[S_FIRST_ROUNDS] = fr0
-            m[S_FIRST_ROUNDS + 1] = fr1
-            m[b0 + O_HITS] = hits0
-            m[b1 + O_HITS] = hits1
-            m[b0 + O_TA_ROUNDS] = tar0
-            m[b1 + O_TA_ROUNDS] = tar1
-            m[M_RNG] = np.int64(s0)
-            m[M_RNG + 1] = np.int64(s1)
-            m[M_RNG + 2] = np.int64(s2)
-            m[M_RNG + 3] = np.int64(s3)
-            if sw:
-                c1 = ask_nb(m, v, strat1, params1, PHASE_PLAY, 1, a1) if hand1 else -1
-                c0 = ask_nb(m, v, strat0, params0, PHASE_PLAY, 0, a0) if hand0 else -1
-            else:
-                c0 = ask_nb(m, v, strat0, params0, PHASE_PLAY, 0, a0) if hand0 else -1
-                c1 = ask_nb(m, v, strat1, params1, PHASE_PLAY, 1, a1) if hand1 else -1
-            s0 = np.uint64(m[M_RNG])
-            s1 = np.uint64(m[M_RNG + 1])
-            s2 = np.uint64(m[M_RNG + 2])
-            s3 = np.uint64(m[M_RNG + 3])
-            # the state back from the machine (a strategy does not change it): not kept across the calls
-            rnd = m[S_ROUND]
-            dist = m[S_DIST]
-            e0 = m[S_DICE]
-            e1 = m[S_DICE + 1]
-            e2 = m[S_DICE + 2]
-            hp0 = m[b0 + O_HP]
-            hp1 = m[b1 + O_HP]
-            dmg0 = m[b0 + O_DMG]
-            dmg1 = m[b1 + O_DMG]
-            ta0 = m[b0 + O_TA]
-            ta1 = m[b1 + O_TA]
-            hand0 = m[b0 + O_HAND]
-            hand1 = m[b1 + O_HAND]
-            used0 = m[b0 + O_USED]
-            used1 = m[b1 + O_USED]
-            fr0 = m[S_FIRST_ROUNDS]
-            fr1 = m[S_FIRST_ROUNDS + 1]
-            hits0 = m[b0 + O_HITS]
-            hits1 = m[b1 + O_HITS]
-            tar0 = m[b0 + O_TA_ROUNDS]
-            tar1 = m[b1 + O_TA_ROUNDS]
-            if hand0 and (c0 < 0 or (a0 >> c0) & 1 == 0):
-                illegal_nb(m, 0, c0)
-                break
-            if hand1 and (c1 < 0 or (a1 >> c1) & 1 == 0):
-                illegal_nb(m, 1, c1)
-                break
-        # Battle Phase: _resolve_round_nb on the locals
+            c0, s0, s1, s2, s3 = _draw_local_nb(a0, s0, s1, s2, s3)
+            c1, s0, s1, s2, s3 = _draw_local_nb(a1, s0, s1, s2, s3)
+        # Battle Phase: _fast_round_nb on the locals
         k0 = m[KIND_AT + 1 + c0]
         k1 = m[KIND_AT + 1 + c1]
         d0 = dist
@@ -1306,12 +1504,6 @@ def _local_game_body_nb(m, v, strat0, params0, strat1, params1, sw, inline):
     m[M_RNG + 3] = np.int64(s3)
 
 
-@njit(void(MP, i8[::1], STRATEGY_T, f8[::1], STRATEGY_T, f8[::1], i8), cache=True)
-def _random_game_nb(m, v, strat0, params0, strat1, params1, sw):
-    """``_local_game_body_nb`` for two seats of the built-in random strategy (``M_INLINE_RANDOM`` = 3)."""
-    _local_game_body_nb(m, v, strat0, params0, strat1, params1, sw, True)
-
-
 @njit(void(RECORDS_T, i8, i8, MP, i8, i8), cache=True)
 def write_record_nb(out, i, g, m, sid0, sid1):
     r = out[i]
@@ -1367,9 +1559,9 @@ def _simulate_chunk(machine, start, count, key, setup, fixed, strat0, params0, s
             if m[M_TRACE_CAP] != 0:
                 play_game_nb(m, v, strat0, params0, strat1, params1, fixed[4] if fixed.size > 4 else 0)
             elif m[M_INLINE_RANDOM] == 3:
-                _random_game_nb(m, v, strat0, params0, strat1, params1, fixed[4] if fixed.size > 4 else 0)
+                _random_game_nb(m, fixed[4] if fixed.size > 4 else 0)
             else:
-                _local_game_body_nb(m, v, strat0, params0, strat1, params1, fixed[4] if fixed.size > 4 else 0, False)
+                play_game_fast_nb(m, v, strat0, params0, strat1, params1, fixed[4] if fixed.size > 4 else 0)
         write_record_nb(out, i, g, m, sid0, sid1)
 
 

@@ -1,4 +1,4 @@
-"""The local game loop of untraced games (``rules_nb._local_game_body_nb``, with any strategies, and the
+"""The fast game loop of untraced games (``rules_nb.play_game_fast_nb`` / ``_fast_round_nb``, and the
 built-in random strategy drawn inline, ``M_INLINE_RANDOM``) against the general kernels (``play_game_nb`` /
 ``_resolve_round_nb``, strategies called through their pointers), which a traced machine always runs:
 the same games give the same records and leave the same state, over setups, strategies and the
@@ -28,7 +28,7 @@ CASES = [
                                       '"PASS", "DEX"] }]',
                                       'characters.gau.tide_aura.when=[{ if = "hp_below_opponent" }]')),
     ("random", ("random", "random"), ("rules.die_min=2", "rules.start_distance=LONG")),
-    # two random seats draw on locals too (rules_nb._random_game_nb): swapped deals, and effect steps the
+    # two random seats play the whole game on locals (rules_nb._random_game_nb): swapped deals, and effect steps the
     # default data does not use (heal, set_die, set_distance), plus Overdrives of one priority (simultaneous)
     ("random", ("random", "random"), ("swap_seats",)),
     ("free", ("random", "random"), ('characters.will.ability.effects=[{ do = "heal", amount = 2 }, '
