@@ -50,7 +50,9 @@ from simulators.colosseum.enums import (
 )
 from simulators.colosseum.effects_nb import _seal_distance_nb
 from simulators.common.memory_nb import MACHINE_PTR, as_machine_nb, unmanaged_nb, unmanaged_view_nb
-from simulators.common.rng_nb import popcount_nb, rand_below_nb, rand_bit_nb, seed_nb, select_bit_nb
+from simulators.common.rng_nb import (
+    below_nb, popcount_nb, rand_below_nb, rand_bit_nb, seed_nb, select_bit_nb, xoshiro_step_nb,
+)
 from simulators.common.strategy import STRATEGY_SIG, STRATEGY_T  # noqa: F401 (re-exported)
 
 MP = MACHINE_PTR  # the machine inside the kernels (``memory_nb.as_machine_nb``)
@@ -1001,32 +1003,14 @@ def play_game_fast_nb(m, v, strat0, params0, strat1, params1, sw):
 # ``_effects_local_nb``, ``_od_ready_local_nb``, the Overdrive order of ``_overdrives_nb``); the machine keeps what
 # changes rarely (Overdrive counts and failures, seals, the play history) and gets the rest at the end.
 # It leaves the machine and the stream exactly as ``play_game_fast_nb`` would; tests/simulators/test_colosseum_fast_round.py.
-_X5 = np.uint64(5)
-_X7 = np.uint64(7)
-_X9 = np.uint64(9)
-_X17 = np.uint64(17)
-_X19 = np.uint64(19)
-_X32 = np.uint64(32)
-_X45 = np.uint64(45)
-_X57 = np.uint64(57)
-
-
 @njit(cache=True, inline='always')
 def _draw_local_nb(mask, s0, s1, s2, s3):
     """``rand_bit_nb(m, M_RNG, mask)`` with the xoshiro256** state in locals: (bit, new state)."""
     n = popcount_nb(mask)
     if n == 0:
         return -1, s0, s1, s2, s3
-    x = s1 * _X5
-    r = ((x << _X7) | (x >> _X57)) * _X9
-    t = s1 << _X17
-    s2 ^= s0
-    s3 ^= s1
-    s1 ^= s2
-    s0 ^= s3
-    s2 ^= t
-    s3 = (s3 << _X45) | (s3 >> _X19)
-    return select_bit_nb(mask, np.int64(((r >> _X32) * np.uint64(n)) >> _X32)), s0, s1, s2, s3
+    r, s0, s1, s2, s3 = xoshiro_step_nb(s0, s1, s2, s3)
+    return select_bit_nb(mask, below_nb(r, n)), s0, s1, s2, s3
 
 
 @njit(void(MP, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8), cache=True)

@@ -47,12 +47,8 @@ def seed_nb(m, at, key, game):
 
 
 @njit(cache=True, inline='always')
-def next_u64_nb(m, at):
-    """Next 64-bit output of xoshiro256** (advances the state in place)."""
-    s0 = np.uint64(m[at])
-    s1 = np.uint64(m[at + 1])
-    s2 = np.uint64(m[at + 2])
-    s3 = np.uint64(m[at + 3])
+def xoshiro_step_nb(s0, s1, s2, s3):
+    """One xoshiro256** step on a state held in locals (uint64): (output, new s0, s1, s2, s3)."""
     x = s1 * _U5
     result = ((x << _U7) | (x >> _U57)) * _U9
     t = s1 << _U17
@@ -62,6 +58,20 @@ def next_u64_nb(m, at):
     s0 ^= s3
     s2 ^= t
     s3 = (s3 << _U45) | (s3 >> _U19)
+    return result, s0, s1, s2, s3
+
+
+@njit(cache=True, inline='always')
+def below_nb(u, n):
+    """Uniform int in [0, n) for 0 < n < 2**32 from one 64-bit output ``u`` (multiply-shift; bias below n / 2**32)."""
+    return np.int64(((u >> _U32) * np.uint64(n)) >> _U32)
+
+
+@njit(cache=True, inline='always')
+def next_u64_nb(m, at):
+    """Next 64-bit output of xoshiro256** (advances the state in place)."""
+    result, s0, s1, s2, s3 = xoshiro_step_nb(np.uint64(m[at]), np.uint64(m[at + 1]), np.uint64(m[at + 2]),
+                                             np.uint64(m[at + 3]))
     m[at] = np.int64(s0)
     m[at + 1] = np.int64(s1)
     m[at + 2] = np.int64(s2)
@@ -78,7 +88,7 @@ def rand_float_nb(m, at):
 @njit(cache=True, inline='always')
 def rand_below_nb(m, at, n):
     """Uniform int in [0, n) for 0 < n < 2**32 (multiply-shift; bias below n / 2**32)."""
-    return np.int64(((next_u64_nb(m, at) >> _U32) * np.uint64(n)) >> _U32)
+    return below_nb(next_u64_nb(m, at), n)
 
 
 @njit(cache=True, inline='always')
