@@ -347,7 +347,7 @@ def bench(game, n_games, strategy, plugin, game_set, reference, workers_list):
         n = n_games or 2000
         while True:
             t = time.perf_counter()
-            recs = prep.chunk(0, n)
+            recs = prep.chunk(0, n, reuse=True)  # into one kept buffer, as the run's workers write
             dt = time.perf_counter() - t
             if n_games or dt > 1.5:
                 break

@@ -8,6 +8,8 @@ The machine is shared, so every figure is the best of ``--reps`` timed repetitio
 instead of the wall clock: on a machine shared by other jobs the wall clock counts the time
 the process waited for a core, so games per CPU-second is the figure to compare there
 (it still varies by ~5-10% between processes with the load: compare A/B in one process).
+Records are written into one kept buffer (``Prepared.chunk(reuse=True)``), as a run's workers write them: a new
+array per repetition would add the OS faulting in fresh zeroed pages (~10-15% of a random game) to the engine's cost.
 ``--cold`` first measures compile time from an empty numba cache in a child process
 (NUMBA_CACHE_DIR pointed at a temporary folder), then load time from the warm cache.
 """
@@ -62,7 +64,7 @@ def bench(names, reps, seconds, clock="wall"):
         n = 1000
         while True:  # size one repetition to ~seconds
             t = now()
-            prep.chunk(0, n)
+            prep.chunk(0, n, reuse=True)
             dt = now() - t
             if dt > seconds / 4:
                 break
@@ -71,7 +73,7 @@ def bench(names, reps, seconds, clock="wall"):
         rates = []
         for r in range(reps):
             t = now()
-            recs = prep.chunk(r * n, n)
+            recs = prep.chunk(r * n, n, reuse=True)
             rates.append(n / max(now() - t, 1e-9))
         rates.sort()
         to = (recs["end_reason"] == 2).mean()

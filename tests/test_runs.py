@@ -16,6 +16,7 @@ import time
 import tracemalloc
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 import pyarrow as pa
 import pytest
@@ -71,6 +72,21 @@ def test_records_identical_for_any_worker_count_and_chunk_size(game, tmp_path):
         f = run_frame(d)
         assert f.schema == ref.schema
         assert f.equals(ref), (workers, chunk)
+
+
+def test_reused_chunk_buffer_gives_the_same_records():
+    """``Prepared.chunk(reuse=True)`` writes into one kept buffer (no fresh pages per chunk): chunks of varying
+    size, smaller and larger than the buffer, carry exactly the records of new arrays, and a smaller chunk
+    really lands in the kept buffer."""
+    prep = Prepared(RunSpec(game="colosseum", games=1, seed=5).normalised())
+    for start, count in ((0, 500), (500, 300), (800, 900), (1700, 1)):
+        fresh = prep.chunk(start, count)
+        got = prep.chunk(start, count, reuse=True)
+        assert got.tobytes() == fresh.tobytes(), (start, count)
+    a = prep.chunk(0, 800, reuse=True)
+    b = prep.chunk(800, 50, reuse=True)
+    assert np.shares_memory(a, b)
+    assert b.tobytes() == prep.chunk(800, 50).tobytes()
 
 
 def test_run_memory_does_not_grow_with_the_number_of_chunks(tmp_path):

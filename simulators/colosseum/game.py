@@ -317,11 +317,18 @@ def _inline_random_bits(strategies) -> int:
 
 
 def simulate_chunk(tables: Tables, settings: dict, start: int, count: int, key: np.ndarray, strategies, params,
-                   machine: np.ndarray | None = None) -> np.ndarray:
-    """Play games ``start .. start+count-1``; return their records (``record_dt``)."""
+                   machine: np.ndarray | None = None, out: np.ndarray | None = None) -> np.ndarray:
+    """Play games ``start .. start+count-1``; return their records (``record_dt``).
+
+    ``out``: a ``record_dt`` array of ``count`` rows to write into (every field of every row is written) instead
+    of a new one; ``balance.runs.Prepared.chunk(reuse=True)`` passes its buffer, so a worker does not fault in
+    fresh zeroed pages for every chunk."""
     from simulators.colosseum.rules_nb import simulate_chunk_nb
 
-    out = np.zeros(count, dtype=E.record_dt)
+    if out is None:
+        out = np.zeros(count, dtype=E.record_dt)
+    elif out.dtype != E.record_dt or out.shape != (count,):
+        raise ValueError(f"out: expected record_dt[{count}], got {out.dtype}{list(out.shape)}")
     setup = E.SETUP_NAMES.index(settings.get("setup", DEFAULT_SETUP))
     m = machine if machine is not None else new_machine(tables)
     fixed = np.append(fixed_picks(tables, settings), np.int64(bool(settings.get("swap_seats"))))  # [4]: seat swap
