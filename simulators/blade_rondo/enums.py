@@ -170,7 +170,16 @@ Q_MAX = 16
 DRAFT = QUEUE + Q_MAX * Q_W
 POOL = DRAFT + 2 * N_IDS
 POOL_MAX = 80
-STATE_END = POOL + POOL_MAX  # the two-player state (a new battle of the campaign clears only this)
+# per seat, a table of its slots by cost, kept by ``rules_nb.put_card_nb`` as cards are dealt (a slot keeps its card
+# for the whole game): word k (k < MT_NC) holds the local slots whose card the action mask settles by its cost alone
+# with a cost of at most k (k = MT_NC - 1: any cost the table holds), MT_FULL those that need ``usable_nb``'s full
+# rules (Alchemy, a Sacrifice to check, a cost of MT_NC or more). ``action_mask_nb`` reads one word instead of
+# visiting every hand card at every decision.
+MASKT = POOL + POOL_MAX
+MT_NC = 16
+MT_FULL = MT_NC
+MT_W = MT_NC + 1
+STATE_END = MASKT + 2 * MT_W  # the two-player state (a new battle of the campaign clears only this)
 
 # --- state: the solo block (kept across the battles of a campaign; cleared per game by solo_nb)
 SOLO0 = STATE_END

@@ -234,6 +234,10 @@ from simulators.blade_rondo.enums import (
     M_FORBID,
     M_RNG,
     M_SOLO,
+    MASKT,
+    MT_FULL,
+    MT_NC,
+    MT_W,
     N_IDS,
     O_ATK,
     O_ATK_T,
@@ -1232,9 +1236,8 @@ def usable_nb(m, seat, ls):
 
 
 @njit(i8(MP, i8), cache=True)
-def action_mask_nb(m, seat):
-    """PH_ACTION's mask: usable local slots, and BIT_END. Cards forbidden to the seat (M_FORBID,
-    restricted play) are left out like sealed ones: ending the turn stays legal, so no fallback is needed."""
+def _action_mask_loop_nb(m, seat):
+    """``action_mask_nb`` card by card: for a seat with a sealed or forbidden name or a cost modifier this turn."""
     sb = SEAT0 + seat * SEAT_W
     rem = m[sb + O_VOLT] + m[sb + O_BONUS] - m[sb + O_SPENT]
     sealed = m[sb + O_SEALED] | m[M_FORBID + seat]
@@ -1255,6 +1258,33 @@ def action_mask_nb(m, seat):
         # no branch on the card's type, which a random hand would mispredict
         c = (d & 255) + m[sb + ((d >> 8) & 255)]
         mask |= (1 if c <= rem else 0) << ls
+    return mask
+
+
+@njit(i8(MP, i8), cache=True)
+def action_mask_nb(m, seat):
+    """PH_ACTION's mask: usable local slots, and BIT_END. Cards forbidden to the seat (M_FORBID,
+    restricted play) are left out like sealed ones: ending the turn stays legal, so no fallback is needed.
+
+    Most decisions have no sealed or forbidden name and no cost modifier: then a card is usable when its
+    printed cost is at most the cost left, which the seat's cost table (MASKT, ``put_card_nb``) answers for
+    every slot at once; only the cards that need the full rules are visited. Otherwise ``_action_mask_loop_nb``."""
+    sb = SEAT0 + seat * SEAT_W
+    if (m[sb + O_SEALED] | m[M_FORBID + seat] | m[sb + O_COSTMOD_T] | m[sb + O_COSTMOD_T + 1]
+            | m[sb + O_COSTMOD_T + 2]) != 0:
+        return _action_mask_loop_nb(m, seat)
+    rem = m[sb + O_VOLT] + m[sb + O_BONUS] - m[sb + O_SPENT]
+    hand = m[sb + O_HAND]
+    t = MASKT + seat * MT_W
+    mask = 1 << BIT_END
+    if rem >= 0:
+        mask |= hand & m[t + (rem if rem < MT_NC - 1 else MT_NC - 1)]
+    x = hand & m[t + MT_FULL]
+    while x:
+        ls = lowest_bit_nb(x)
+        x &= x - 1
+        if usable_nb(m, seat, ls):
+            mask |= 1 << ls
     return mask
 
 
@@ -1516,11 +1546,27 @@ def init_state_nb(m):
         m[sl + L_STSEAT] = -1
 
 
+@njit(void(MP, i8, i8), cache=True)
+def put_card_nb(m, g, cid):
+    """Card ``cid`` into global slot ``g`` (setup: a slot keeps its card for the whole game), and into its seat's
+    cost table (MASKT) for ``action_mask_nb``: every word from its cost on, or MT_FULL when the mask needs the
+    full rules for it (DESC_AT's flag, or a cost beyond the table)."""
+    m[SLOT0 + g * SLOT_W + L_CARD] = cid
+    d = m[DESC_AT + cid]
+    t = MASKT + (g // SLOTS) * MT_W
+    bit = 1 << (g % SLOTS)
+    if d >> 16 or (d & 255) >= MT_NC:
+        m[t + MT_FULL] |= bit
+    else:
+        for k in range(d & 255, MT_NC):
+            m[t + k] |= bit
+
+
 @njit(void(MP, i8, i8, i8), cache=True)
 def give_card_nb(m, seat, ls, cid):
     """Put card ``cid`` into local slot ``ls`` of ``seat``'s hand (setup)."""
     g = seat * SLOTS + ls
-    m[SLOT0 + g * SLOT_W + L_CARD] = cid
+    put_card_nb(m, g, cid)
     to_zone_nb(m, g, Z_HAND)
     sb = SEAT0 + seat * SEAT_W
     if ls < HAND_SLOTS:
@@ -1624,9 +1670,9 @@ def setup_game_nb(m):
     for p in range(2):
         b = SEAT0 + p * SEAT_W
         m[b + O_LIFE] = m[RULES_AT + R_START_LIFE]
-        m[SLOT0 + (p * SLOTS + SL_HEAT) * SLOT_W + L_CARD] = ID_HEAT
-        m[SLOT0 + (p * SLOTS + SL_PROT) * SLOT_W + L_CARD] = ID_PROT
-        m[SLOT0 + (p * SLOTS + SL_PULSE) * SLOT_W + L_CARD] = ID_PULSE
+        put_card_nb(m, p * SLOTS + SL_HEAT, ID_HEAT)
+        put_card_nb(m, p * SLOTS + SL_PROT, ID_PROT)
+        put_card_nb(m, p * SLOTS + SL_PULSE, ID_PULSE)
         to_zone_nb(m, p * SLOTS + SL_HEAT, Z_HAND)
         to_zone_nb(m, p * SLOTS + SL_PROT, Z_HAND)
         if p != first:  # the second player: Pulse and Attack

@@ -208,6 +208,7 @@ from simulators.blade_rondo.rules_nb import (
     give_card_nb,
     init_state_nb,
     one_action_nb,
+    put_card_nb,
     run_queue_nb,
     shuffle_pool_nb,
     turn_start_nb,
@@ -362,9 +363,9 @@ def maria_setup_nb(m):
     pb = SEAT0
     mb = SEAT0 + SEAT_W
     m[pb + O_LIFE] = m[RULES_AT + R_START_LIFE]
-    m[SLOT0 + SL_HEAT * SLOT_W + L_CARD] = ID_HEAT
-    m[SLOT0 + SL_PROT * SLOT_W + L_CARD] = ID_PROT
-    m[SLOT0 + SL_PULSE * SLOT_W + L_CARD] = ID_PULSE
+    put_card_nb(m, SL_HEAT, ID_HEAT)
+    put_card_nb(m, SL_PROT, ID_PROT)
+    put_card_nb(m, SL_PULSE, ID_PULSE)
     to_zone_nb(m, SL_HEAT, Z_HAND)
     to_zone_nb(m, SL_PROT, Z_HAND)
     to_zone_nb(m, SL_PULSE, Z_HAND)
@@ -507,8 +508,8 @@ def battle_setup_nb(m, b):
     m[so + SO_REVIVE] = m[ib + ID_REVIVE_N]
     for k in range(m[so + SO_HAND_N]):
         give_card_nb(m, 0, k, m[so + SO_HAND + k])
-    m[SLOT0 + SL_HEAT * SLOT_W + L_CARD] = ID_HEAT
-    m[SLOT0 + SL_PROT * SLOT_W + L_CARD] = ID_PROT
+    put_card_nb(m, SL_HEAT, ID_HEAT)
+    put_card_nb(m, SL_PROT, ID_PROT)
     to_zone_nb(m, SL_HEAT, Z_HAND)
     to_zone_nb(m, SL_PROT, Z_HAND)
     pb = SEAT0
