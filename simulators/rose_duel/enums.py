@@ -198,7 +198,11 @@ SCR_ON, SCR_DICE_AT, SCR_DICE_N, SCR_DICE_POS = [AKIO_CARDS_AT + HAND_MAX + i fo
 SCR_CH_AT, SCR_CH_N, SCR_CH_POS, SCR_ERR = [AKIO_CARDS_AT + HAND_MAX + 4 + i for i in range(4)]
 SCR_ERR_SEAT, SCR_ERR_PHASE, SCR_ERR_MASK = [AKIO_CARDS_AT + HAND_MAX + 8 + i for i in range(3)]
 SCR_CH_W = 3  # choice rows: seat, phase, value
-PROG_AT = AKIO_CARDS_AT + HAND_MAX + 12
+# per game data, kept once so a turn does not rescan the card table: the kinds a turn may play as its action
+# (action cards with effects), and per kind k the kinds that cancel it (bit c: CA_CANCELS of c holds k)
+ACTION_KINDS_AT = AKIO_CARDS_AT + HAND_MAX + 12
+CANCEL_BY_AT = ACTION_KINDS_AT + 1  # MAX_KINDS
+PROG_AT = CANCEL_BY_AT + MAX_KINDS
 
 # --- trace rows (turn, seat, code, a, b, c)
 TRACE_W = 6

@@ -288,6 +288,10 @@ def build_tables(data: GameData) -> Tables:
         image[at:at + arr.size] = arr.ravel()
     image[E.DUEL_MASK_AT] = duel_mask
     image[E.DUEL_MASK_AT + 1] = spect_mask
+    image[E.ACTION_KINDS_AT] = sum(1 << i for i in range(len(cd))
+                                   if cards[i, E.CA_TYPE] == E.CT_ACTION and cards[i, E.CA_EFF_N] > 0)
+    for k in range(len(cd)):
+        image[E.CANCEL_BY_AT + k] = sum(1 << i for i in range(len(cd)) if (cards[i, E.CA_CANCELS] >> k) & 1)
     return Tables(
         image=image, data=data,
         duelist_keys=list(dd), duelist_names=[d["name"] for d in dd.values()],
