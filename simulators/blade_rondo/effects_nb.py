@@ -347,7 +347,8 @@ def decide_nb(m, phase, seat, mask):
         return lowest_bit_nb(mask)
     b = STRAT0 + seat * SG_W
     if m[b + SG_INLINE]:  # the built-in random strategy: the same draw from the same stream, without the call
-        return draw_nb(m, mask)
+        # (rand_bit_nb's IR copied here, its one call site in the engine: draw_nb was a call on every random decision)
+        return rand_bit_nb(m, M_RNG, mask)
     fn = _fn_value(m[b + SG_C], m[b + SG_PY], m[b + SG_JIT])
     v = carray(m, m[M_SIZE])
     params = carray(_f8_pointer(m[b + SG_PARAMS]), m[b + SG_NPARAMS])

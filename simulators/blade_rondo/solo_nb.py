@@ -304,7 +304,7 @@ def maria_actions_nb(m):
             m[so + SO_DONE_ONCE] |= bit
             for j in range(sc_nb(m, r, SC_NACT)):
                 one_action_nb(m, K_SOLO, 1, r, pos, -1, sc_nb(m, r, SC_ACT + j), -1)
-                run_queue_nb(m)
+                run_queue_nb(m, 0)
                 if m[S_DONE]:
                     return
         pos += 1
@@ -386,7 +386,7 @@ def glows_nb(m):
             if m[S_DONE]:
                 return
             one_action_nb(m, K_SOLO, 0, idea, -1, -1, m[ib + ID_GLOW_ACT + j], -1)
-            run_queue_nb(m)
+            run_queue_nb(m, 0)
 
 
 @njit(cache=True, inline='always')
@@ -474,7 +474,7 @@ def idea_actions_nb(m):
                 continue
             for _ in range(m[ib + ID_REP + j]):
                 one_action_nb(m, K_SOLO, 1, idea, j, -1, m[ib + ID_ACT + j], -1)
-                run_queue_nb(m)
+                run_queue_nb(m, 0)
                 if m[S_DONE]:
                     break
             if m[ib + ID_LIMMASK] & bit:
