@@ -51,7 +51,8 @@ from simulators.colosseum.enums import (
 from simulators.colosseum.effects_nb import _seal_distance_nb
 from simulators.common.memory_nb import MACHINE_PTR, as_machine_nb, unmanaged_nb, unmanaged_view_nb
 from simulators.common.rng_nb import (
-    below_nb, popcount_nb, rand_below_nb, rand_bit_nb, seed_nb, select_bit_nb, xoshiro_step_nb,
+    below_nb, popcount_nb, rand_below_nb, rand_bit_nb, seed_words_nb, select_bit_nb, set_stream_nb,
+    xoshiro_step_nb,
 )
 from simulators.common.strategy import STRATEGY_SIG, STRATEGY_T  # noqa: F401 (re-exported)
 
@@ -1091,17 +1092,35 @@ def _conds_local_nb(m, seat, start, n, dist, e0, e1, e2, hp0, hp1, ta0, ta1, rnd
     return True
 
 
+@njit(cache=True, inline='always')
+def _dice_row_local_nb(e0, e1, e2, lo, w):
+    """``dice_index_nb`` of the dice ``e0, e1, e2``: the first bit of their row in the condition tables, or -1."""
+    ua = e0 - lo
+    ub = e1 - lo
+    uc = e2 - lo
+    ok = (w != 0) & (ua >= 0) & (ua < w) & (ub >= 0) & (ub < w) & (uc >= 0) & (uc < w)
+    return (((ua * w + ub) * w + uc) << 2) if ok else -1
+
+
+@njit(cache=True, inline='always')
+def _od_ready_fast_nb(m, seat, od, dist, di, e0, e1, e2, hp0, hp1, ta0, ta1, rnd, c0, c1):
+    """``_od_ready_local_nb`` with the dice row ``di`` known: two bit lookups when the stage's and the common
+    conditions are both tabled (inlined: the call spills the round's locals), else the call."""
+    st = min(m[SEAT0 + seat * SEAT_W + O_OD_COUNT], N_STAGES - 1)
+    ts = m[OD_TAB_AT + od * 4 + 1 + st]
+    tc = m[OD_TAB_AT + od * 4]
+    if (ts >= 0) & (tc >= 0) & (di >= 0):
+        bit = di + dist
+        return ((m[ts + (bit >> 6)] & m[tc + (bit >> 6)]) >> (bit & 63)) & 1 == 1
+    return _od_ready_local_nb(m, seat, od, dist, e0, e1, e2, hp0, hp1, ta0, ta1, rnd, c0, c1)
+
+
 @njit(b1(MP, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8), cache=True)
 def _od_ready_local_nb(m, seat, od, dist, e0, e1, e2, hp0, hp1, ta0, ta1, rnd, c0, c1):
     """``od_ready_nb`` on the random game's locals: the stage's conditions, then the common ones (both must hold;
     a condition has no effect, so the order does not matter), each a table lookup when tabled."""
     st = min(m[SEAT0 + seat * SEAT_W + O_OD_COUNT], N_STAGES - 1)
-    w = m[M_DICE_W]
-    lo = m[M_DICE_LO]
-    ua = e0 - lo
-    ub = e1 - lo
-    uc = e2 - lo
-    di = (((ua * w + ub) * w + uc) << 2) if w != 0 and 0 <= ua < w and 0 <= ub < w and 0 <= uc < w else -1
+    di = _dice_row_local_nb(e0, e1, e2, m[M_DICE_LO], m[M_DICE_W])
     o = ODS_AT + od * OD_WIDTH
     for j in range(2):
         tab = m[OD_TAB_AT + od * 4 + (1 + st if j == 0 else 0)]
@@ -1303,7 +1322,8 @@ def _random_game_nb(m, sw):
         n1 = d0 + step1
         dest0 = n0 if (step0 != 0) & (n0 >= 0) & (n0 < N_DIST) & ((sealed >> (n0 & 3)) & 1 == 0) else -1
         dest1 = n1 if (step1 != 0) & (n1 >= 0) & (n1 < N_DIST) & ((sealed >> (n1 & 3)) & 1 == 0) else -1
-        if (step0 != 0 and ta0 and free0) or (step1 != 0 and ta1 and free1):
+        # (one bitwise test per condition: short-circuit tests on the random cards were mispredicted branches)
+        if ((step0 != 0) & (ta0 != 0) & free0) | ((step1 != 0) & (ta1 != 0) & free1):
             for p in range(2):
                 step = step0 if p == 0 else step1
                 if step == 0 or not (ta0 if p == 0 else ta1) or not (free0 if p == 0 else free1):
@@ -1319,7 +1339,7 @@ def _random_game_nb(m, sw):
                     dest0 = dest
                 else:
                     dest1 = dest
-        if dest0 >= 0 and dest1 >= 0:
+        if (dest0 >= 0) & (dest1 >= 0):
             if cancel and (dest0 - d0) * (dest1 - d0) < 0:
                 dist = d0
             else:
@@ -1332,9 +1352,10 @@ def _random_game_nb(m, sw):
         ready0 = False
         ready1 = False
         exerted = 0
-        if k0 == OD or k1 == OD:
-            ready0 = k0 == OD and _od_ready_local_nb(m, 0, od0, dist, e0, e1, e2, hp0, hp1, ta0, ta1, rnd, c0, c1)
-            ready1 = k1 == OD and _od_ready_local_nb(m, 1, od1, dist, e0, e1, e2, hp0, hp1, ta0, ta1, rnd, c0, c1)
+        if (k0 == OD) | (k1 == OD):
+            di = _dice_row_local_nb(e0, e1, e2, dlo, w)
+            ready0 = k0 == OD and _od_ready_fast_nb(m, 0, od0, dist, di, e0, e1, e2, hp0, hp1, ta0, ta1, rnd, c0, c1)
+            ready1 = k1 == OD and _od_ready_fast_nb(m, 1, od1, dist, di, e0, e1, e2, hp0, hp1, ta0, ta1, rnd, c0, c1)
             # _overdrives_nb on the locals
             same = k0 == OD and k1 == OD and od0 == od1
             if same:
@@ -1381,7 +1402,7 @@ def _random_game_nb(m, sw):
         moved = q if dist != d0 else 0
         h0 |= moved & (1 if dest0 >= 0 else 0) & ((r1 >> d0) & 1) & (1 - i1)
         h1 |= moved & (1 if dest1 >= 0 else 0) & ((r0 >> d0) & 1) & (1 - i0)
-        if moved and (k0 == OD or k1 == OD) and move_hit_od:
+        if (moved != 0) & ((k0 == OD) | (k1 == OD)) & move_hit_od:
             if dest0 >= 0 and k1 == OD and not ready1 and _od_ready_local_nb(m, 1, od1, d0, e0, e1, e2, hp0, hp1, ta0,
                                                                               ta1, rnd, c0, c1):
                 h0 = 1
@@ -1413,7 +1434,7 @@ def _random_game_nb(m, sw):
         e0 ^= (e0 ^ min(max(e0 + by1, die_lo), die_hi)) & g0
         e1 ^= (e1 ^ min(max(e1 + by1, die_lo), die_hi)) & g1
         e2 ^= (e2 ^ min(max(e2 + by1, die_lo), die_hi)) & g2
-        if hp0 <= 0 or hp1 <= 0:
+        if (hp0 <= 0) | (hp1 <= 0):
             _ko_nb(m, hp0, hp1)
             ko = 1
             break
@@ -1428,7 +1449,7 @@ def _random_game_nb(m, sw):
                     dist, e0, e1, e2, hp0, hp1, dmg0, dmg1, hand0, hand1, sealed = _effects_local_nb(
                         m, p, m[c + CH_AB_EFF], m[c + CH_AB_EFF_N], dist, e0, e1, e2, hp0, hp1, dmg0, dmg1, hand0,
                         hand1, sealed, c0, c1)
-                    if hp0 <= 0 or hp1 <= 0:
+                    if (hp0 <= 0) | (hp1 <= 0):
                         _ko_nb(m, hp0, hp1)
                         ko = 1
                         break
@@ -1436,14 +1457,12 @@ def _random_game_nb(m, sw):
                 break
 
         # TIDE AURA
+        di = _dice_row_local_nb(e0, e1, e2, dlo, w)
         for i in range(2):
             p = first if i == 0 else 1 - first
             tab = tt0 if p == 0 else tt1
-            ua = e0 - dlo
-            ub = e1 - dlo
-            uc = e2 - dlo
-            if tab >= 0 and w != 0 and 0 <= ua < w and 0 <= ub < w and 0 <= uc < w:
-                bit = (((ua * w + ub) * w + uc) << 2) + dist
+            if (tab >= 0) & (di >= 0):
+                bit = di + dist
                 active = (m[tab + (bit >> 6)] >> (bit & 63)) & 1
             else:
                 c = cr0 if p == 0 else cr1
@@ -1455,12 +1474,14 @@ def _random_game_nb(m, sw):
             else:
                 ta1 = active
                 tar1 += active
-            if active and (tan0 if p == 0 else tan1) > 0:
+            # the effects test first: predictable per game, where the aura's state is not
+            if ((tan0 if p == 0 else tan1) > 0) & (active != 0):
                 c = cr0 if p == 0 else cr1
                 dist, e0, e1, e2, hp0, hp1, dmg0, dmg1, hand0, hand1, sealed = _effects_local_nb(
                     m, p, m[c + CH_TA_EFF], m[c + CH_TA_EFF_N], dist, e0, e1, e2, hp0, hp1, dmg0, dmg1, hand0, hand1,
                     sealed, c0, c1)
-                if hp0 <= 0 or hp1 <= 0:
+                di = _dice_row_local_nb(e0, e1, e2, dlo, w)  # the other seat's aura sees the dice they left
+                if (hp0 <= 0) | (hp1 <= 0):
                     _ko_nb(m, hp0, hp1)
                     ko = 1
                     break
@@ -1535,9 +1556,12 @@ def _simulate_chunk(machine, start, count, key, setup, fixed, strat0, params0, s
     m = as_machine_nb(machine)
     params0 = unmanaged_nb(params0)
     params1 = unmanaged_nb(params1)
+    z0, z1, z2, z3 = seed_words_nb(key, start)
     for i in range(count):
         g = start + i
-        seed_nb(m, M_RNG, key, g)
+        set_stream_nb(m, M_RNG, z0, z1, z2, z3)
+        # the next game's stream now: its latency overlaps this game's setup instead of delaying it
+        z0, z1, z2, z3 = seed_words_nb(key, g + 1)
         setup_game_nb(m, v, setup, fixed, strat0, params0, strat1, params1)
         if not m[S_DONE]:
             if m[M_TRACE_CAP] != 0:

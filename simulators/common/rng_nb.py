@@ -37,13 +37,31 @@ def splitmix64_nb(x):
     return z ^ (z >> _U31)
 
 
+@njit(cache=True, inline='always')
+def seed_words_nb(key, game):
+    """The four state words of game index ``game``'s stream from the run key (uint64[2])."""
+    z = splitmix64_nb(key[0] ^ splitmix64_nb(key[1] + np.uint64(game)))
+    s0 = splitmix64_nb(z + _GOLDEN)
+    s1 = splitmix64_nb(z + _GOLDEN * np.uint64(2))
+    s2 = splitmix64_nb(z + _GOLDEN * np.uint64(3))
+    s3 = splitmix64_nb(z + _GOLDEN * np.uint64(4))
+    return s0, s1, s2, s3
+
+
+@njit(cache=True, inline='always')
+def set_stream_nb(m, at, s0, s1, s2, s3):
+    """Store a stream's four state words (uint64) in ``m[at:at+4]``."""
+    m[at] = np.int64(s0)
+    m[at + 1] = np.int64(s1)
+    m[at + 2] = np.int64(s2)
+    m[at + 3] = np.int64(s3)
+
+
 @njit(cache=True)
 def seed_nb(m, at, key, game):
     """Seed the stream in ``m[at:at+4]`` for game index ``game`` from the run key (uint64[2])."""
-    z = splitmix64_nb(key[0] ^ splitmix64_nb(key[1] + np.uint64(game)))
-    for j in range(4):
-        z = z + _GOLDEN
-        m[at + j] = np.int64(splitmix64_nb(z))
+    s0, s1, s2, s3 = seed_words_nb(key, game)
+    set_stream_nb(m, at, s0, s1, s2, s3)
 
 
 @njit(cache=True, inline='always')

@@ -36,6 +36,10 @@ CASES = [
                                     'characters.gau.ability.effects=[{ do = "set_distance", distance = "LONG" }, '
                                     '{ do = "damage", amount = 1, to = "self" }]',
                                     "overdrives.moon_burial.priority=1")),
+    # TIDE AURA effects that move the dice and the distance: the later seat's aura is checked on what they left
+    ("random", ("random", "random"), ('characters.lucent.tide_aura.effects=[{ do = "adjust_die", die = "ALL", by = 1 }]',
+                                      'characters.will.tide_aura.effects=[{ do = "move", by = -1 }, '
+                                      '{ do = "adjust_die", die = "INT", by = -2 }]')),
 ]
 
 
