@@ -31,7 +31,7 @@ from simulators.common.memory_nb import MACHINE_PTR, as_machine_nb
 from simulators.common.rng_nb import rand_bit_nb
 from simulators.common.strategy import STRATEGY_SIG, STRATEGY_T
 from simulators.rose_duel.enums import (
-    C_AKIO_MODE, C_FN, C_HEUR, C_M_N, C_PAR, C_PAR_W, C_UNIFORM, M_RNG, MAX_SEATS,
+    C_AKIO_MODE, C_FN, C_HEUR, C_M_N, C_PAR, C_PAR_W, C_UNIFORM, FOCUS_MEMO_AT, FOCUS_MEMO_N, M_RNG, MAX_SEATS,
 )
 from simulators.rose_duel.heuristic_nb import akio_nb, heuristic_nb
 
@@ -131,7 +131,8 @@ def install_nb(machine, strats, params, builtin):
     """Write the strategies' addresses, the params rows' addresses, the seats playing a built-in strategy
     (``builtin`` = ``builtins()``, passed by the caller so that their addresses are the ones the strategies
     arrive with) and the machine's length into the machine's call block. ``params``: the (6, P) C-contiguous
-    float64 params of the seats."""
+    float64 params of the seats. Clears the heuristics' focus memo (FOCUS_MEMO_AT): it holds answers for the
+    params of the last install."""
     n = machine.size
     machine[C_M_N] = n
     w = params.shape[1]
@@ -158,6 +159,8 @@ def install_nb(machine, strats, params, builtin):
     machine[C_UNIFORM] = seats
     machine[C_HEUR] = hseats
     machine[C_AKIO_MODE] = aseats
+    for i in range(FOCUS_MEMO_N):
+        machine[FOCUS_MEMO_AT + i] = -1
 
 
 def builtins():

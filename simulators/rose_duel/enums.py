@@ -202,7 +202,11 @@ SCR_CH_W = 3  # choice rows: seat, phase, value
 # (action cards with effects), and per kind k the kinds that cancel it (bit c: CA_CANCELS of c holds k)
 ACTION_KINDS_AT = AKIO_CARDS_AT + HAND_MAX + 12
 CANCEL_BY_AT = ACTION_KINDS_AT + 1  # MAX_KINDS
-PROG_AT = CANCEL_BY_AT + MAX_KINDS
+# the built-in heuristics' focus split per seat, Akio's split or not, and focus total (-1: not yet asked): it
+# depends on these and the seat's params alone (rules_nb.ask_focus_nb); call_nb.install_nb clears it
+FOCUS_MEMO_AT = CANCEL_BY_AT + MAX_KINDS  # MAX_SEATS x 2 x (MAX_FOCUS + 1)
+FOCUS_MEMO_N = MAX_SEATS * 2 * (MAX_FOCUS + 1)
+PROG_AT = FOCUS_MEMO_AT + FOCUS_MEMO_N
 
 # --- trace rows (turn, seat, code, a, b, c)
 TRACE_W = 6

@@ -60,6 +60,14 @@ def _my_side_nb(m, seat):
 
 
 @njit(cache=True, inline='always')
+def akio_focus_nb(m, seat, akio_mode):
+    """Whether the heuristics split ``seat``'s focus as Akio's (``akio_mode`` and ``seat`` plays Akio in a Duel of
+    Revolution): the split then follows akio_thrust, otherwise focus_thrust and focus_parry."""
+    s = _my_side_nb(m, seat)
+    return akio_mode and s >= 0 and m[DUEL0 + D_SIDE0 + s * SIDE_W + X_AKIO] != 0 and m[DUEL0 + D_REVOLUTION] != 0
+
+
+@njit(cache=True, inline='always')
 def split_total_nb(n):
     """The focus total f whose splits number ``n`` = (f + 1)(f + 2) / 2 (t + q <= f), for such an ``n``; for any
     other ``n`` some f in -1..MAX_FOCUS whose SPLIT_MASK_AT mask has another popcount. Branch-free compares
@@ -198,8 +206,7 @@ def heuristic_choice_nb(phase, m, seat, mask, params, akio_mode):
     if phase == PH_SPECTATE:
         return YES if rand_float_nb(m, M_RNG) < params[9] else NO
     if phase == PH_FOCUS:
-        s = _my_side_nb(m, seat)
-        if akio_mode and s >= 0 and m[DUEL0 + D_SIDE0 + s * SIDE_W + X_AKIO] and m[DUEL0 + D_REVOLUTION]:
+        if akio_focus_nb(m, seat, akio_mode):
             return _split_nb(m, mask, params[11], 1.0 - params[11])
         return _split_nb(m, mask, params[2], params[3])
     if phase == PH_LOCATION:

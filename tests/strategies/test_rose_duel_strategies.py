@@ -41,7 +41,8 @@ def test_focus_split_short_path_matches_full_scan():
 def test_builtin_heuristics_decided_inline_match_calls_through_address():
     """The kernels decide the built-in heuristic and akio seats inline (call_nb.install_nb marks them); copies of
     the same decision, called through their addresses, play the same games, alone and mixed, with each seat's
-    own params row (aggressive is heuristic_nb with other params)."""
+    own params row (aggressive is heuristic_nb with other params). The inline runs share one machine: the focus
+    splits the kernels keep per seat (FOCUS_MEMO_AT) are for the params of the run that installed them."""
     from balance.registry import Strategy, get_strategy
     from balance.runs import Prepared, RunSpec
     from simulators.common.memory_nb import as_machine_nb
@@ -63,6 +64,7 @@ def test_builtin_heuristics_decided_inline_match_calls_through_address():
 
     hc, gc, ac = copy(heur, heuristic_copy_nb), copy(aggr, heuristic_copy_nb), copy(akio, akio_copy_nb)
     prep = Prepared(RunSpec(game="rose_duel", games=1, seed=11, options={"players": 5}).normalised())
+    shared = new_machine(prep.tables)
     for inline, called, masks in (
             ([heur], [hc], [(0b111111, 0), (0, 0)]),
             ([akio], [ac], [(0b111111, 0b111111), (0, 0)]),
@@ -70,7 +72,7 @@ def test_builtin_heuristics_decided_inline_match_calls_through_address():
             ([akio, hc, aggr], [ac, heur, gc], [(0b101101, 0b001001), (0b010010, 0)])):
         recs = []
         for strats, (heur_seats, akio_seats) in zip((inline, called), masks):
-            m = new_machine(prep.tables)
+            m = shared if strats is inline else new_machine(prep.tables)
             recs.append(simulate_chunk(prep.tables, prep.settings, 0, 400, prep.key, strats,
                                        [st.params for st in strats], machine=m))
             assert (m[E.C_HEUR], m[E.C_AKIO_MODE]) == (heur_seats, akio_seats)
