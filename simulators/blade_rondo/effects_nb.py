@@ -15,6 +15,7 @@ heuristic alone took ~32 s of a ~90 s cold compile), while LLVM inlines a typed 
 cost. Helpers the strategies call on their array view carry a second signature on ``I8A``. No card number is
 written here: every amount comes from a table or a program row.
 """
+from llvmlite import ir
 from numba import carray, njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
@@ -74,6 +75,7 @@ from simulators.blade_rondo.enums import (
     M_RNG,
     M_SIZE,
     M_SOLO,
+    M_SOLO_FN,
     M_TRACE_AT,
     M_TRACE_CAP,
     M_TRACE_CUT,
@@ -306,6 +308,22 @@ def _f8_pointer(typingctx, addr):
 
     def codegen(ctx, builder, sig, args):
         return builder.inttoptr(args[0], ctx.get_value_type(sig.return_type))
+
+    return sig, codegen
+
+
+@intrinsic
+def solo_hook_nb(typingctx, m, what, fr, opp):
+    """Call the solo game's hook (its C address in ``M_SOLO_FN``, set by solo.py) with ``(m, what, fr, opp)``.
+    Only solo machines reach the call (``M_SOLO`` != 0); a two-player kernel thus links none of the solo rules."""
+    sig = types.void(MP, types.int64, types.int64, types.int64)
+
+    def codegen(ctx, builder, sig, args):
+        i64 = ctx.get_value_type(types.int64)
+        fnty = ir.FunctionType(ir.VoidType(), [ctx.get_value_type(MP), i64, i64, i64])
+        addr = builder.load(builder.gep(args[0], [ctx.get_constant(types.intp, M_SOLO_FN)]))
+        builder.call(builder.inttoptr(addr, fnty.as_pointer()), list(args))
+        return ctx.get_dummy_value()
 
     return sig, codegen
 

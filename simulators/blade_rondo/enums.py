@@ -217,6 +217,11 @@ SG_INLINE = 5  # 1: the seat plays the built-in random strategy, drawn inline by
 SG_W = 6
 M_SIZE = STRAT0 + 2 * SG_W
 M_RANDOM_FN = M_SIZE + 1  # id() of the built-in random strategy (game.py), 0: none; bind_strategies_nb sets SG_INLINE
+# solo games: the address of solo_nb's hook (a C function (m, what, fr, opp), written by solo.py), which
+# ``effects_nb.solo_hook_nb`` calls for the solo rules inside an action, so that the two-player kernels never
+# compile them; ``what``: the scripted seat's or the amulets' answers, or the Idea's Set Area trigger
+M_SOLO_FN = M_SIZE + 2
+HOOK_ANSWERS, HOOK_SET_TRIGGERS = 0, 1
 STRAT_END = M_SIZE + 4
 
 # --- tables

@@ -44,6 +44,7 @@ from simulators.blade_rondo.effects_nb import (
     night_nb,
     remaining_nb,
     set_param_nb,
+    solo_hook_nb,
     sub_attack_nb,
     sub_nb,
     subs_matching_nb,
@@ -163,9 +164,6 @@ from simulators.blade_rondo.enums import (
     EV_SACRIFICE,
     EV_SEAL,
     EV_SO_ACT,
-    EV_SO_AMULET,
-    EV_SO_DISCARD,
-    EV_SO_RESP,
     EV_SO_SKIP,
     EV_SUBACT,
     EV_SUMMON,
@@ -196,13 +194,13 @@ from simulators.blade_rondo.enums import (
     FRAMES,
     GBIT_NONE,
     HAND_SLOTS,
+    HOOK_ANSWERS,
+    HOOK_SET_TRIGGERS,
     ID_HEAT,
     ID_LEVEL,
     ID_NACT,
     ID_PROT,
     ID_PULSE,
-    ID_SET,
-    ID_SET_N,
     ID_WIDTH,
     IDEA_AT,
     IF_DAY,
@@ -281,7 +279,6 @@ from simulators.blade_rondo.enums import (
     PARAM_DEF,
     PARAM_VOLT,
     PH_ACTION,
-    PH_AMULET,
     PH_BAN,
     PH_COIN_PLACE,
     PH_COIN_RETURN,
@@ -321,15 +318,6 @@ from simulators.blade_rondo.enums import (
     R_SEAL_ST,
     R_SECOND_ATK,
     R_START_LIFE,
-    RS_AT,
-    RS_EFF,
-    RS_EFF_N,
-    RS_IF,
-    RS_IF_N,
-    RS_LIMITED,
-    RS_SC,
-    RS_SYM,
-    RS_WIDTH,
     RULES_AT,
     S_ACTIONS,
     S_ACTIVE,
@@ -363,19 +351,11 @@ from simulators.blade_rondo.enums import (
     SM_DEAL,
     SM_SPLIT_PICK,
     SM_SPLIT_RANDOM,
-    SO_AMULET_ID,
-    SO_AMULET_USED,
-    SO_AMULETS,
-    SO_DISC,
-    SO_DONE_ONCE,
     SO_IDEA,
     SO_ISKIP,
     SO_LIMUSED,
     SO_LIST,
     SO_LIST_N,
-    SO_RESPONDED,
-    SO_RLIST,
-    SO_RLIST_N,
     SO_SEALED,
     SO_SETTRIG,
     SO_SKIP,
@@ -836,71 +816,6 @@ def respond_nb(m, fr):
             m[fr + F_PEND] |= 1 << g
 
 
-@njit(void(MP, i8), cache=True)
-def solo_respond_nb(m, fr):
-    """Solo: the scripted seat's Response List answers the player's action (NT solo: "process the effects
-    in order from the card at the head of the Response List"): each responder whose symbols include the
-    action's and whose conditions hold resolves, head first, while the action is not negated; a Limited
-    one leaves the list (Maria's card to her discard pile)."""
-    i = 0
-    while i < m[SOLO0 + SO_RLIST_N] and m[fr + F_NEG] == 0 and m[S_DONE] == 0:
-        rs = m[SOLO0 + SO_RLIST + i]
-        at = RS_AT + rs * RS_WIDTH
-        ok = (m[at + RS_SYM] >> m[fr + F_SYM]) & 1 == 1
-        if ok:
-            pc = m[at + RS_IF]
-            for k in range(m[at + RS_IF_N]):
-                if not cond_nb(m, 1, fr, PROG_AT + (pc + k) * P_WIDTH):
-                    ok = False
-                    break
-        if not ok:
-            i += 1
-            continue
-        m[SOLO0 + SO_RESPONDED] += 1
-        sc = m[at + RS_SC]
-        if sc >= 0:
-            m[SOLO0 + SO_DONE_ONCE] |= 1 << sc
-        emit_nb(m, 1, EV_SO_RESP, rs, m[fr + F_CARD], m[fr + F_ACTION])
-        run_rows_nb(m, 1, fr, m[at + RS_EFF], m[at + RS_EFF_N], -1)
-        if m[at + RS_LIMITED]:
-            n = m[SOLO0 + SO_RLIST_N]
-            for k in range(i, n - 1):
-                m[SOLO0 + SO_RLIST + k] = m[SOLO0 + SO_RLIST + k + 1]
-            m[SOLO0 + SO_RLIST_N] = n - 1
-            if sc >= 0:
-                m[SOLO0 + SO_DISC] |= 1 << sc
-                emit_nb(m, 1, EV_SO_DISCARD, sc, 0, 0)
-        else:
-            i += 1
-
-
-@njit(void(MP, i8), cache=True)
-def amulet_nb(m, fr):
-    """Solo campaign: the player may answer the Idea's action with an amulet (0 cost, not set face down,
-    removed after use), one at a time, its strategy deciding before each (like R2)."""
-    while m[fr + F_NEG] == 0 and m[S_DONE] == 0:
-        avail = m[SOLO0 + SO_AMULETS]
-        cand = 0
-        while avail:
-            k = lowest_bit_nb(avail)
-            avail &= avail - 1
-            cid = m[SOLO0 + SO_AMULET_ID + k]
-            if response_ok_nb(m, 0, cid, fr):
-                cand |= 1 << k
-        if cand == 0:
-            return
-        context_nb(m, PH_AMULET, m[fr + F_CARD], m[fr + F_SYM], m[fr + F_ACTION], 1)
-        k = decide_nb(m, PH_AMULET, 0, cand | (1 << BIT_END))
-        if k == BIT_END:
-            return
-        cid = m[SOLO0 + SO_AMULET_ID + k]
-        m[SOLO0 + SO_AMULETS] &= ~(1 << k)
-        m[SOLO0 + SO_AMULET_USED] |= 1 << k
-        m[SEAT0 + O_RESPONDED] += 1
-        emit_nb(m, 0, EV_SO_AMULET, cid, m[fr + F_CARD], m[fr + F_ACTION])
-        run_rows_nb(m, 0, fr, card_nb(m, cid, C_EFF), card_nb(m, cid, C_EFF_N), -1)
-
-
 # ----------------------------------------------------------------------------- one action
 @njit(void(MP, i8, i8, i8, i8, i8, i8, i8), cache=True)
 def push_nb(m, kind, seat, cid, g, subg, aid, cost):
@@ -1008,25 +923,6 @@ def _sacrifice_nb(m, seat, fr, code, start, n, self_g):
     return check_ko_nb(m)
 
 
-@njit(void(MP, i8, i8), cache=True)
-def _solo_answers_nb(m, fr, opp):
-    """Solo: Maria's Response List answers the player's action, or the player's amulets an Idea's."""
-    if opp == 1:
-        if m[SOLO0 + SO_RLIST_N] > 0:
-            solo_respond_nb(m, fr)
-    elif m[M_SOLO] == SOLO_CAMPAIGN and m[SOLO0 + SO_AMULETS] != 0:
-        amulet_nb(m, fr)
-
-
-@njit(void(MP, i8), cache=True)
-def _set_triggers_nb(m, fr):
-    """Solo: the Idea's Set Area trigger (Prodia), once per card placed."""
-    while m[SOLO0 + SO_SETTRIG] > 0 and m[S_DONE] == 0:
-        m[SOLO0 + SO_SETTRIG] -= 1
-        ib = IDEA_AT + m[SOLO0 + SO_IDEA] * ID_WIDTH
-        run_rows_nb(m, 1, fr, m[ib + ID_SET], m[ib + ID_SET_N], -1)
-
-
 @njit(void(MP, i8, i8, i8, i8), cache=True)
 def _queue_step_nb(m, seat, row, cid, g):
     """A step that starts another action (the last of its list): it is queued (``push_nb``)."""
@@ -1086,8 +982,9 @@ def one_action_nb(m, kind, seat, cid, g, subg, aid, cost_override):
     that starts another action queues it (``push_nb``).
 
     The rarer parts are functions of their own (``_sub_prelude_nb``, ``_pay_card_nb``, ``_sacrifice_nb``,
-    ``_solo_answers_nb``, ``_set_triggers_nb``, ``_queue_step_nb``): numba zero-fills a return slot per call
-    site on every entry, so this function keeps few call sites."""
+    ``_queue_step_nb``): numba zero-fills a return slot per call site on every entry, so this function keeps few
+    call sites. The solo rules (a Response List, amulets, an Idea's Set Area trigger) are called through the
+    machine's solo hook (``solo_hook_nb``), so that the two-player kernels do not compile them."""
     if m[S_DONE]:
         return
     sb = SEAT0 + seat * SEAT_W
@@ -1153,13 +1050,13 @@ def one_action_nb(m, kind, seat, cid, g, subg, aid, cost_override):
     if m[fr + F_NEG] == 0 and not noresp and sym <= SYM_SUPPORT and m[SEAT0 + opp * SEAT_W + O_DOWN] != 0:
         respond_nb(m, fr)
     if m[M_SOLO] != 0 and m[fr + F_NEG] == 0 and not noresp and sym <= SYM_SUPPORT and m[S_DONE] == 0:
-        _solo_answers_nb(m, fr, opp)
+        solo_hook_nb(m, HOOK_ANSWERS, fr, opp)
     self_g = -1 if kind == K_SOLO else g
     # 5-14 the effect, then (15) after-the-attack effects, then (16) immediately-after rows
     for part in range(2):
         if part == 1:
             if m[SOLO0 + SO_SETTRIG] > 0:  # solo: the Idea's Set Area trigger (Prodia)
-                _set_triggers_nb(m, fr)
+                solo_hook_nb(m, HOOK_SET_TRIGGERS, fr, 0)
             pend = m[fr + F_PEND]
             while pend:
                 rg = lowest_bit_nb(pend)

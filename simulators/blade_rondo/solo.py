@@ -445,10 +445,14 @@ NAMES = {MARIA: "blade_rondo_maria", CAMPAIGN: "blade_rondo_campaign"}
 
 
 def new_machine(tables, settings: dict | None = None, trace_rows: int = 0, script_rows: int = 0) -> np.ndarray:
+    """A solo machine: the two-player machine with the solo mode and the solo hook's address (``M_SOLO_FN``)."""
+    from simulators.blade_rondo.solo_nb import solo_hook_address
+
     size = tables.image.size
     m = np.zeros(size + script_rows * 3 + trace_rows * E.TRACE_W, np.int64)
     m[:size] = tables.image
     m[E.M_SOLO] = E.SOLO_MARIA if tables.mode == MARIA else E.SOLO_CAMPAIGN
+    m[E.M_SOLO_FN] = solo_hook_address()
     if settings is not None:
         m[E.SETUP_AT:E.SETUP_AT + E.SETUP_W] = setup_table(tables, settings)
     m[E.M_SCRIPT_AT] = size
@@ -466,13 +470,14 @@ def check_strategies(strategies) -> None:
 def simulate_chunk(tables, settings: dict, start: int, count: int, key: np.ndarray, strategies, params,
                    machine: np.ndarray | None = None) -> np.ndarray:
     """Games ``start .. start+count-1`` (game ``g`` played by the run's strategy ``g % 2``)."""
-    from simulators.blade_rondo.solo_nb import campaign_chunk_nb, maria_chunk_nb
+    from simulators.blade_rondo.solo_nb import campaign_chunk_nb, maria_chunk_nb, solo_hook_address
 
     check_strategies(strategies)
     rec = E.maria_dt if tables.mode == MARIA else E.campaign_dt
     out = np.zeros(count, dtype=rec)
     m = machine if machine is not None else new_machine(tables, settings)
     m[E.M_RANDOM_FN] = G.random_fn_word()
+    m[E.M_SOLO_FN] = solo_hook_address()
     kern = maria_chunk_nb() if tables.mode == MARIA else campaign_chunk_nb()
     kern(m, np.int64(start), np.int64(count), key, strategies[0].fn, params[0], strategies[1].fn, params[1],
          np.int64(0), np.int64(1), out)

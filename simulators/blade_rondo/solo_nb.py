@@ -8,7 +8,7 @@ settings), written by ``solo.py`` from ``data/maria.toml``, ``ideas.toml``, ``so
 Everything else is the two-player engine (``rules_nb``): the player's turn is the same turn, the scripted
 actions run through ``one_action_nb`` (kind ``K_SOLO``: no cost, Compensation applies, the player's
 responses and amulets may answer them, continuing negation applies), Maria's / the Idea's responders
-answer the player's actions inside ``one_action_nb`` (``solo_respond_nb``).
+answer the player's actions inside ``one_action_nb`` (``solo_respond_nb``, through the solo hook).
 
 Maria's turn (NT solo rules): turn start (Voltage +1 or Burst, attached statuses), then the draw (the
 card waiting face up after a Preliminary Action instead, none in the first test's first turn), then every
@@ -24,7 +24,7 @@ keep 4 of 10, five battles (levels from ``solo.toml``), a reward after each won 
 (cards from the Sword deck or the Idea's Afterglow; the hand trimmed to 7), the player's parameters, life
 and discard pile reset per battle, amulets and Afterglows kept across battles, a loss ends it.
 """
-from numba import from_dtype, njit, types
+from numba import cfunc, from_dtype, njit, types
 from numba.types import int64 as i8
 from numba.types import void
 
@@ -33,16 +33,23 @@ from simulators.blade_rondo.effects_nb import (
     I8A,
     ST,
     bind_strategies_nb,
+    card_nb,
+    context_nb,
     decide_nb,
     emit_nb,
+    lowest_bit_nb,
     night_nb,
     set_param_nb,
     to_zone_nb,
 )
 from simulators.blade_rondo.enums import (
     AURA_W,
+    BIT_END,
+    C_EFF,
+    C_EFF_N,
     DRAFT,
     END_TIMEOUT,
+    EV_SO_AMULET,
     EV_SO_BATTLE,
     EV_SO_DISCARD,
     EV_SO_DRAW,
@@ -51,10 +58,16 @@ from simulators.blade_rondo.enums import (
     EV_SO_IDLE,
     EV_SO_PRELIM,
     EV_SO_REMOVE,
+    EV_SO_RESP,
     EV_SO_REWARD,
     EV_SO_SKIPPED,
     EV_SO_TO_LIST,
     EV_SO_TO_RLIST,
+    F_ACTION,
+    F_CARD,
+    F_NEG,
+    F_SYM,
+    HOOK_ANSWERS,
     ID_ACT,
     ID_ATK,
     ID_AURA,
@@ -74,6 +87,8 @@ from simulators.blade_rondo.enums import (
     ID_REVIVE_N,
     ID_RS0,
     ID_RS_N,
+    ID_SET,
+    ID_SET_N,
     ID_STARTUP,
     ID_WIDTH,
     IDEA_AT,
@@ -90,17 +105,30 @@ from simulators.blade_rondo.enums import (
     O_DUP,
     O_HANDMASK,
     O_LIFE,
+    O_RESPONDED,
     O_USED,
     O_VOLT,
+    P_WIDTH,
     PARAM_DEF,
+    PH_AMULET,
     PH_KEEP,
     PH_REMOVE,
     PH_REWARD,
     POOL,
+    PROG_AT,
     R_DEAL,
     R_HAND,
     R_SECOND_ATK,
     R_START_LIFE,
+    RS_AT,
+    RS_EFF,
+    RS_EFF_N,
+    RS_IF,
+    RS_IF_N,
+    RS_LIMITED,
+    RS_SC,
+    RS_SYM,
+    RS_WIDTH,
     RULES_AT,
     S_ACTIVE,
     S_DONE,
@@ -162,6 +190,7 @@ from simulators.blade_rondo.enums import (
     SO_SDECK_N,
     SO_SDECK_TOP,
     SO_SEALED,
+    SO_SETTRIG,
     SO_SKIP,
     SO_SKIPPED_ONCE,
     SO_TURNS_TOTAL,
@@ -203,13 +232,16 @@ from simulators.blade_rondo.enums import (
 )
 from simulators.blade_rondo.rules_nb import (
     action_step_nb,
+    cond_nb,
     draft_nb,
     end_turn_nb,
     give_card_nb,
     init_state_nb,
     one_action_nb,
     put_card_nb,
+    response_ok_nb,
     run_queue_nb,
+    run_rows_nb,
     shuffle_pool_nb,
     turn_start_nb,
     use_card_nb,
@@ -745,6 +777,101 @@ def write_campaign_nb(out, i, g, m, sid):
     r.amulets_used = m[so + SO_AMULET_USED]
 
 
+# ----------------------------------------------------------------------------- solo rules inside an action
+# (called by ``rules_nb.one_action_nb`` through the machine's solo hook, ``effects_nb.solo_hook_nb``)
+@njit(void(MP, i8), cache=True)
+def solo_respond_nb(m, fr):
+    """Solo: the scripted seat's Response List answers the player's action (NT solo: "process the effects
+    in order from the card at the head of the Response List"): each responder whose symbols include the
+    action's and whose conditions hold resolves, head first, while the action is not negated; a Limited
+    one leaves the list (Maria's card to her discard pile)."""
+    i = 0
+    while i < m[SOLO0 + SO_RLIST_N] and m[fr + F_NEG] == 0 and m[S_DONE] == 0:
+        rs = m[SOLO0 + SO_RLIST + i]
+        at = RS_AT + rs * RS_WIDTH
+        ok = (m[at + RS_SYM] >> m[fr + F_SYM]) & 1 == 1
+        if ok:
+            pc = m[at + RS_IF]
+            for k in range(m[at + RS_IF_N]):
+                if not cond_nb(m, 1, fr, PROG_AT + (pc + k) * P_WIDTH):
+                    ok = False
+                    break
+        if not ok:
+            i += 1
+            continue
+        m[SOLO0 + SO_RESPONDED] += 1
+        sc = m[at + RS_SC]
+        if sc >= 0:
+            m[SOLO0 + SO_DONE_ONCE] |= 1 << sc
+        emit_nb(m, 1, EV_SO_RESP, rs, m[fr + F_CARD], m[fr + F_ACTION])
+        run_rows_nb(m, 1, fr, m[at + RS_EFF], m[at + RS_EFF_N], -1)
+        if m[at + RS_LIMITED]:
+            n = m[SOLO0 + SO_RLIST_N]
+            for k in range(i, n - 1):
+                m[SOLO0 + SO_RLIST + k] = m[SOLO0 + SO_RLIST + k + 1]
+            m[SOLO0 + SO_RLIST_N] = n - 1
+            if sc >= 0:
+                m[SOLO0 + SO_DISC] |= 1 << sc
+                emit_nb(m, 1, EV_SO_DISCARD, sc, 0, 0)
+        else:
+            i += 1
+
+
+@njit(void(MP, i8), cache=True)
+def amulet_nb(m, fr):
+    """Solo campaign: the player may answer the Idea's action with an amulet (0 cost, not set face down,
+    removed after use), one at a time, its strategy deciding before each (like R2)."""
+    while m[fr + F_NEG] == 0 and m[S_DONE] == 0:
+        avail = m[SOLO0 + SO_AMULETS]
+        cand = 0
+        while avail:
+            k = lowest_bit_nb(avail)
+            avail &= avail - 1
+            cid = m[SOLO0 + SO_AMULET_ID + k]
+            if response_ok_nb(m, 0, cid, fr):
+                cand |= 1 << k
+        if cand == 0:
+            return
+        context_nb(m, PH_AMULET, m[fr + F_CARD], m[fr + F_SYM], m[fr + F_ACTION], 1)
+        k = decide_nb(m, PH_AMULET, 0, cand | (1 << BIT_END))
+        if k == BIT_END:
+            return
+        cid = m[SOLO0 + SO_AMULET_ID + k]
+        m[SOLO0 + SO_AMULETS] &= ~(1 << k)
+        m[SOLO0 + SO_AMULET_USED] |= 1 << k
+        m[SEAT0 + O_RESPONDED] += 1
+        emit_nb(m, 0, EV_SO_AMULET, cid, m[fr + F_CARD], m[fr + F_ACTION])
+        run_rows_nb(m, 0, fr, card_nb(m, cid, C_EFF), card_nb(m, cid, C_EFF_N), -1)
+
+
+
+@njit(void(MP, i8, i8), cache=True)
+def _solo_answers_nb(m, fr, opp):
+    """Solo: Maria's Response List answers the player's action, or the player's amulets an Idea's."""
+    if opp == 1:
+        if m[SOLO0 + SO_RLIST_N] > 0:
+            solo_respond_nb(m, fr)
+    elif m[M_SOLO] == SOLO_CAMPAIGN and m[SOLO0 + SO_AMULETS] != 0:
+        amulet_nb(m, fr)
+
+
+@njit(void(MP, i8), cache=True)
+def _set_triggers_nb(m, fr):
+    """Solo: the Idea's Set Area trigger (Prodia), once per card placed."""
+    while m[SOLO0 + SO_SETTRIG] > 0 and m[S_DONE] == 0:
+        m[SOLO0 + SO_SETTRIG] -= 1
+        ib = IDEA_AT + m[SOLO0 + SO_IDEA] * ID_WIDTH
+        run_rows_nb(m, 1, fr, m[ib + ID_SET], m[ib + ID_SET_N], -1)
+
+
+def _solo_hook(m, what, fr, opp):
+    """The solo hook (``M_SOLO_FN``): the answers to an action (HOOK_ANSWERS) or the Idea's Set Area trigger."""
+    if what == HOOK_ANSWERS:
+        _solo_answers_nb(m, fr, opp)
+    else:
+        _set_triggers_nb(m, fr)
+
+
 # ----------------------------------------------------------------------------- chunk kernels
 def _maria_chunk(machine, start, count, key, strat0, params0, strat1, params1, sid0, sid1, out):
     """Maria games ``start .. start+count-1``; game ``g`` is played by the run's strategy ``g % 2`` (one
@@ -777,6 +904,14 @@ def _campaign_chunk(machine, start, count, key, strat0, params0, strat1, params1
 
 
 _compiled = {}
+
+
+def solo_hook_address() -> int:
+    """The C address of the compiled solo hook (compiled, or loaded from the cache, on first use): what solo.py
+    writes into a solo machine's ``M_SOLO_FN``."""
+    if "hook" not in _compiled:
+        _compiled["hook"] = cfunc(void(MP, i8, i8, i8), cache=True)(_solo_hook)
+    return _compiled["hook"].address
 
 
 def maria_chunk_nb():
