@@ -13,11 +13,13 @@ parameter sets (knobs: epsilon, damage, heating, response, protection, healing, 
 """
 import numpy as np
 from numba import njit, types
+from numba.types import boolean as b1
 from numba.types import float64 as f8
 from numba.types import int64 as i8
 
 from simulators.blade_rondo.effects_nb import (
     F8A,
+    I8A,
     bind_strategies_nb,
     card_nb,
     draw_nb,
@@ -233,9 +235,10 @@ def _card_value_nb(m, seat, ls, params, dd, atk0):
     return v / per
 
 
-@njit(cache=True)
+@njit(i8(I8A, i8, i8, b1), cache=True)
 def _pick_sub_nb(m, seat, mask, highest):
-    """The own subordinate (global-slot mask, none bit excluded) with the highest or lowest value."""
+    """The own subordinate (global-slot mask, none bit excluded) with the highest or lowest value. Typed: numba
+    compiled one copy per literal ``highest``."""
     best = -1
     bv = 0.0
     for g in range(2 * SLOTS):

@@ -267,9 +267,10 @@ def static_score_nb(m, cid):
     return _as_float_nb(m[SCORE_AT + cid])
 
 
-@njit(cache=True)
+@njit(i8(MP, f8[::1], i8, i8), cache=True)
 def argmax_nb(m, vals, mask, n):
-    """Index of the largest of ``vals[0:n]`` among the set bits of ``mask`` (ties at random)."""
+    """Index of the largest of ``vals[0:n]`` among the set bits of ``mask`` (ties at random). Typed: numba compiled
+    one copy per literal ``n`` (three in the heuristics)."""
     best = -1e300
     pick = -1
     ties = 0
