@@ -255,12 +255,13 @@ def ask_nb(m, seat, phase, mask):
     return c
 
 
-@njit(i8(MP, i8, i8), cache=True)
+@njit(cache=True, inline='always')
 def ask_focus_nb(m, seat, f):
     """``ask_nb`` for the focus split of ``seat`` holding focus ``f`` (every split of ``f`` offered). The built-in
     heuristics' split is a function of the seat's params, ``f`` and whether it splits as Akio, and draws nothing:
     it is kept per seat (FOCUS_MEMO_AT) once asked, so the search (~30 ns, ~10% of a heuristic game) runs a few
-    times a chunk. An answer is kept only from a game that goes on (not one the ask ended as illegal)."""
+    times a chunk. An answer is kept only from a game that goes on (not one the ask ended as illegal). Inline:
+    the other seats go straight to ``ask_nb``."""
     if seat < 0 or seat >= HOUSE or (m[C_HEUR] >> seat) & 1 == 0:
         return ask_nb(m, seat, PH_FOCUS, m[SPLIT_MASK_AT + f])
     akio = akio_focus_nb(m, seat, (m[C_AKIO_MODE] >> seat) & 1 != 0)
