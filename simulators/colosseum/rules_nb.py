@@ -209,9 +209,11 @@ def update_tide_aura_nb(m, seat, run_effects):
     aura's effects (e.g. Terry's damage) resolve each round."""
     b = SEAT0 + seat * SEAT_W
     active = ta_conditions_nb(m, seat)
-    if active != m[b + O_TA]:
+    was = m[b + O_TA]
+    m[b + O_TA] = active
+    # the trace test first: untraced, no branch on the aura's (unpredictable) change
+    if (m[M_TRACE_CAP] != 0) & (active != was):
         emit_nb(m, m[S_ROUND], seat, EV_TA, active, 0, 0)
-        m[b + O_TA] = active
     if active and run_effects:
         m[b + O_TA_ROUNDS] += 1
         ch = CHARS_AT + m[b + O_CHAR] * CH_WIDTH
