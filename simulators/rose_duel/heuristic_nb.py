@@ -68,6 +68,13 @@ def akio_focus_nb(m, seat, akio_mode):
 
 
 @njit(cache=True, inline='always')
+def heuristic_draw_nb(mask):
+    """The heuristics' optional draw: always, when offered (reads no state, draws nothing: ``rules_nb.turn_nb``
+    takes it without the call)."""
+    return YES if (mask >> YES) & 1 else NO
+
+
+@njit(cache=True, inline='always')
 def split_total_nb(n):
     """The focus total f whose splits number ``n`` = (f + 1)(f + 2) / 2 (t + q <= f), for such an ``n``; for any
     other ``n`` some f in -1..MAX_FOCUS whose SPLIT_MASK_AT mask has another popcount. Branch-free compares
@@ -236,7 +243,7 @@ def heuristic_choice_nb(phase, m, seat, mask, params, akio_mode):
             if (mask >> bx) & 1:
                 return bx
     if phase == PH_DRAW:
-        return YES if (mask >> YES) & 1 else NO
+        return heuristic_draw_nb(mask)
     return rand_bit_nb(m, M_RNG, mask)
 
 

@@ -28,7 +28,7 @@ from simulators.rose_duel.call_nb import (
     BUILTINS_T, call_strategy_nb, install_nb, params_row_nb, uniform_choice_nb, uniform_strategy_nb,
 )
 from simulators.rose_duel.heuristic_nb import (
-    akio_focus_nb, akio_nb, heuristic_choice_nb, heuristic_nb, split_total_nb,
+    akio_focus_nb, akio_nb, heuristic_choice_nb, heuristic_draw_nb, heuristic_nb, split_total_nb,
 )
 from simulators.rose_duel.enums import (
     C_AKIO_MODE, C_HEUR, C_UNIFORM,
@@ -1147,6 +1147,8 @@ def revolution_ready_nb(m, p):
 
 @njit(void(MP), cache=True)
 def turn_nb(m):
+    """The current player's turn: the roll and its event or action, the challenge or the Revolution, the status
+    update and the optional draw."""
     p = m[S_CUR]
     b = sb(p)
     m[S_INVOLVED] = 0
@@ -1177,7 +1179,9 @@ def turn_nb(m):
         return
     status_update_nb(m, p)
     if m[b + O_IN] and m[b + O_HAND_N] < m[RULES_AT + R_HAND_LIMIT] and deck_left_nb(m) > 0:
-        if ask_nb(m, p, PH_DRAW, 3) == YES:
+        # a seat playing the built-in heuristics: their decision without the call (ask_nb would take it inline)
+        c = heuristic_draw_nb(3) if (m[C_HEUR] >> p) & 1 else ask_nb(m, p, PH_DRAW, 3)
+        if c == YES:
             k = draw_card_nb(m, p)
             emit_nb(m, p, EV_DRAW, k, 0, 0)
 
