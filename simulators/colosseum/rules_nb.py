@@ -38,7 +38,7 @@ from simulators.colosseum.enums import (
     O_HAND, O_HIST, O_HITS, O_HP, O_LAST, O_MAXHP, O_OD, O_OD_COUNT, O_OD_FAILS, O_OD_REVEALED, O_PLAYED, O_SEALED,
     O_TA, O_TA_ROUNDS, O_USED, PHASE_CHARACTER, PHASE_OVERDRIVE, PHASE_PLAY, record_dt, RULES_AT, R_BOTH_MOVES,
     R_CARDS_RETURN, R_DIE_MAX, R_DIE_MIN, R_DIE_START, R_MAX_ROUNDS, R_MOVE_HIT_VS_OD, R_START_DIST, R_TA_AT_START,
-    SEAT0, SEAT_W, SETUP_DRAFT, SETUP_FREE, SLOT_BASE, SLOT_RANGE, SLOT_TAB_AT, SLOT_W, SRC_ABILITY, SRC_DRAW, SRC_HIT,
+    SEAT0, SEAT_W, SETUP_DRAFT, SETUP_FREE, SETUP_RANDOM, SLOT_BASE, SLOT_RANGE, SLOT_TAB_AT, SLOT_W, SRC_ABILITY, SRC_DRAW, SRC_HIT,
     SRC_OD, SRC_TA, STATE0, STATE_END, S_DICE, S_DIST, S_DONE, S_END, S_FIRST_PICK, S_FIRST_ROUNDS, S_ILLEGAL_SEAT,
     S_ROUND, S_SEALED_DIST, S_WINNER, TA_TAB_AT,
 )
@@ -508,15 +508,21 @@ def setup_fixed_nb(m, fixed):
     _setup_fixed_nb(as_machine_nb(m), fixed)
 
 
+@njit(void(MP, i8, i8, i8, i8), cache=True)
+def _setup_picks_nb(m, c0, c1, o0, o1):
+    """The setup with both characters and Overdrives known (no draw, no choice)."""
+    init_state_nb(m)
+    m[SEAT0 + O_CHAR] = c0
+    m[SEAT0 + SEAT_W + O_CHAR] = c1
+    place_start_nb(m)
+    m[SEAT0 + O_OD] = o0
+    m[SEAT0 + SEAT_W + O_OD] = o1
+    finish_setup_nb(m)
+
+
 @njit(void(MP, i8[::1]), cache=True)
 def _setup_fixed_nb(m, fixed):
-    init_state_nb(m)
-    for p in range(2):
-        m[SEAT0 + p * SEAT_W + O_CHAR] = fixed[p]
-    place_start_nb(m)
-    for p in range(2):
-        m[SEAT0 + p * SEAT_W + O_OD] = fixed[2 + p]
-    finish_setup_nb(m)
+    _setup_picks_nb(m, fixed[0], fixed[1], fixed[2], fixed[3])
 
 
 @njit(void(MP, i8, i8), cache=True)
@@ -1014,6 +1020,21 @@ def _draw_local_nb(mask, s0, s1, s2, s3):
         return -1, s0, s1, s2, s3
     r, s0, s1, s2, s3 = xoshiro_step_nb(s0, s1, s2, s3)
     return select_bit_nb(mask, below_nb(r, n)), s0, s1, s2, s3
+
+
+@njit(cache=True, inline='always')
+def _random_deal_nb(m, s0, s1, s2, s3):
+    """The draws of ``setup_game_nb``'s random deal for two seats of the built-in random strategy (nothing pinned,
+    deals not swapped) from a game's fresh stream ``s0..s3``, in its order (the characters, then the Overdrives
+    as ``ask_nb`` draws them): (c0, c1, o0, o1, the stream after them). Arithmetic on locals only, so the chunk
+    kernel draws the next game's deal while this game is set up and played."""
+    pool = (1 << m[M_N_CHARS]) - 1
+    c0, s0, s1, s2, s3 = _draw_local_nb(allowed_nb(m, 0, FORBID_CHAR, pool), s0, s1, s2, s3)
+    c1, s0, s1, s2, s3 = _draw_local_nb(allowed_nb(m, 1, FORBID_CHAR, pool & ~(1 << c0)), s0, s1, s2, s3)
+    all_od = (1 << m[M_N_ODS]) - 1
+    o0, s0, s1, s2, s3 = _draw_local_nb(allowed_nb(m, 0, FORBID_OD, all_od), s0, s1, s2, s3)
+    o1, s0, s1, s2, s3 = _draw_local_nb(allowed_nb(m, 1, FORBID_OD, all_od), s0, s1, s2, s3)
+    return c0, c1, o0, o1, s0, s1, s2, s3
 
 
 @njit(void(MP, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8), cache=True)
@@ -1558,20 +1579,32 @@ def _simulate_chunk(machine, start, count, key, setup, fixed, strat0, params0, s
     m = as_machine_nb(machine)
     params0 = unmanaged_nb(params0)
     params1 = unmanaged_nb(params1)
+    sw = fixed[4] if fixed.size > 4 else 0
+    pinned = False
+    for j in range(4):
+        pinned |= fixed[j] >= 0
+    # two built-in random seats, untraced, the plain random deal: the deal drawn on locals, one game ahead
+    ahead = m[M_INLINE_RANDOM] == 3 and m[M_TRACE_CAP] == 0 and setup == SETUP_RANDOM and not pinned and sw == 0
     z0, z1, z2, z3 = seed_words_nb(key, start)
+    c0, c1, o0, o1, z0, z1, z2, z3 = _random_deal_nb(m, z0, z1, z2, z3) if ahead else (0, 0, 0, 0, z0, z1, z2, z3)
     for i in range(count):
         g = start + i
         set_stream_nb(m, M_RNG, z0, z1, z2, z3)
-        # the next game's stream now: its latency overlaps this game's setup instead of delaying it
+        if ahead:
+            _setup_picks_nb(m, c0, c1, o0, o1)
+        # the next game's stream (and deal) now: their latency overlaps this game instead of delaying the next
         z0, z1, z2, z3 = seed_words_nb(key, g + 1)
-        setup_game_nb(m, v, setup, fixed, strat0, params0, strat1, params1)
+        if ahead:
+            c0, c1, o0, o1, z0, z1, z2, z3 = _random_deal_nb(m, z0, z1, z2, z3)
+        else:
+            setup_game_nb(m, v, setup, fixed, strat0, params0, strat1, params1)
         if not m[S_DONE]:
             if m[M_TRACE_CAP] != 0:
-                play_game_nb(m, v, strat0, params0, strat1, params1, fixed[4] if fixed.size > 4 else 0)
+                play_game_nb(m, v, strat0, params0, strat1, params1, sw)
             elif m[M_INLINE_RANDOM] == 3:
-                _random_game_nb(m, fixed[4] if fixed.size > 4 else 0)
+                _random_game_nb(m, sw)
             else:
-                play_game_fast_nb(m, v, strat0, params0, strat1, params1, fixed[4] if fixed.size > 4 else 0)
+                play_game_fast_nb(m, v, strat0, params0, strat1, params1, sw)
         write_record_nb(out, i, g, m, sid0, sid1)
 
 
