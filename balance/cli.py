@@ -139,8 +139,10 @@ def games(plugin):
               help="dask scheduler address (implies --executor dask); default: start a LocalCluster")
 @click.option("--out", default=None, type=click.Path(file_okay=False), help="run folder (default runs/GAME-TIME)")
 @click.option("--resume", is_flag=True, help="complete an interrupted run in --out with its own settings")
+@click.option("--report", "with_report", is_flag=True,
+              help="then build the run's report, as 'balance report RUN_DIR' (in this process: no second start)")
 def simulate(game, n_games, seed, setup, strategy, param, matchup, data, override, plugin, game_set, players, workers,
-             chunk_size, executor, scheduler, out, resume):
+             chunk_size, executor, scheduler, out, resume, with_report):
     """Simulate GAME in batch and write a run folder (manifest.json + records/chunk-*.parquet).
 
     Records depend only on the seed and settings, never on --workers, --chunk-size or --executor. A run
@@ -211,6 +213,8 @@ def simulate(game, n_games, seed, setup, strategy, param, matchup, data, overrid
                f"{used} worker{'s' if used > 1 else ''}{', dask' if executor == 'dask' else ''}); {cpu:.2f} s in "
                f"chunks; kernel compile/load {comp:.2f} s")
     click.echo(f"run folder: {run_dir}")
+    if with_report:
+        _report(run_dir, None)
 
 
 @cli.command()
@@ -218,6 +222,10 @@ def simulate(game, n_games, seed, setup, strategy, param, matchup, data, overrid
 @click.option("--out", default=None, type=click.Path(file_okay=False), help="report folder (default RUN_DIR/report)")
 def report(run_dir, out):
     """Aggregate a run folder: report.html, summary.json, figures/*.png, tables/*.csv."""
+    _report(run_dir, out)
+
+
+def _report(run_dir, out) -> None:
     from reports.report import build
 
     s = build(Path(run_dir), Path(out) if out else None)

@@ -244,6 +244,22 @@ def test_report_to_another_folder(capsys, tmp_path, finished_run):
     assert (tmp_path / "rep" / "report.html").exists() and (tmp_path / "rep" / "summary.json").exists()
 
 
+def test_simulate_then_report_in_one_command(capsys, tmp_path):
+    """``simulate --report`` (the demo's one command): the run folder, then the report ``balance report`` builds
+    from it, the same summary."""
+    d = tmp_path / "run"
+    code, out, err = cli(capsys, *_simulate_args(d, games=2000, chunk=1000), "--report")
+    assert code == 0, err
+    assert f"report: {d / 'report' / 'report.html'}" in out
+    assert (d / "report" / "report.html").exists() and read_manifest(d)["games"] == 2000
+    code, out2, err = cli(capsys, "report", d, "--out", tmp_path / "again")
+    assert code == 0, err
+    one = json.loads((d / "report" / "summary.json").read_text())
+    two = json.loads((tmp_path / "again" / "summary.json").read_text())
+    one.pop("report_seconds", None), two.pop("report_seconds", None)
+    assert one == two
+
+
 # ----------------------------------------------------------------------------- interrupted runs, resume, lock
 def _simulate_args(out, games=3000, chunk=500, seed=3, strategies=("random",)):
     args = ["simulate", "colosseum", "--games", games, "--chunk-size", chunk, "--seed", seed, "--workers", 1,
