@@ -16,6 +16,7 @@ from balance.rng import root_key
 from balance.stats import wilson
 from simulators.colosseum import enums as E
 from simulators.colosseum.game import new_machine, simulate_chunk
+from strategies.colosseum.checks import cell_pick, integer_path_mismatches, played_states, stirred
 from tests.helpers import support_enumeration
 
 STRATEGIES = sorted(strategies_for("colosseum"))
@@ -42,30 +43,7 @@ def _play(tables, names, n, setup="random", seed=3, start=0):
 def random_states(tables, n_games=60, seed=0, max_rounds=12):
     """Mid-game machines reached by uniformly random legal play from random setups (both seats' views
     are tested on each)."""
-    from simulators.colosseum.rules_nb import resolve_round_nb, setup_fixed_nb
-
-    rng = np.random.default_rng(seed)
-    n_ch, n_od = len(tables.char_keys), len(tables.od_keys)
-    out = []
-    for g in range(n_games):
-        m = new_machine(tables)
-        c0, c1 = rng.choice(n_ch, 2, replace=False)
-        fixed = np.array([c0, c1, rng.integers(n_od), rng.integers(n_od)], np.int64)
-        setup_fixed_nb(m, fixed)
-        m[E.M_RNG:E.M_RNG + 4] = rng.integers(1, 2**62, 4)
-        for _ in range(rng.integers(0, max_rounds)):
-            if m[E.S_DONE]:
-                break
-            out.append(m.copy())
-            cards = []
-            for p in range(2):
-                hand = int(m[E.SEAT0 + p * E.SEAT_W + E.O_HAND])
-                bits = [i for i in range(E.HAND_SIZE) if (hand >> i) & 1]
-                cards.append(int(rng.choice(bits)) if bits else -1)
-            resolve_round_nb(m, np.int64(cards[0]), np.int64(cards[1]))
-        if not m[E.S_DONE]:
-            out.append(m.copy())
-    return out
+    return played_states(tables, np.random.default_rng(seed), n_games, max_rounds)
 
 
 @pytest.fixture(scope="module")
@@ -176,73 +154,29 @@ def test_hidden_information_check_catches_a_peeking_strategy(tables, states):
 
 
 # ----------------------------------------------------------------------------- fast integer path
-def _stirred(states, rng):
-    """The states, then copies with anything a state may hold: sealed cards, auras, revealed
-    Overdrives, low HP, sealed distances, any dice."""
-    out = list(states)
-    for m0 in states:
-        m = m0.copy()
-        m[E.S_DICE:E.S_DICE + 3] = rng.integers(1, 7, 3)
-        m[E.S_DIST] = rng.integers(3)
-        m[E.S_SEALED_DIST] = 0 if rng.random() < 0.6 else (1 << int(rng.integers(3))) & ~(1 << int(m[E.S_DIST]))
-        for p in range(2):
-            b = E.SEAT0 + p * E.SEAT_W
-            m[b + E.O_HP] = rng.integers(1, 19)
-            m[b + E.O_OD_COUNT] = rng.integers(0, 4)
-            m[b + E.O_TA] = rng.integers(2)
-            m[b + E.O_OD_REVEALED] = rng.random() < 0.3
-            if rng.random() < 0.3:
-                m[b + E.O_HAND] = E.FULL_HAND & ~(int(rng.integers(0, 1 << E.HAND_SIZE)) & int(rng.integers(0, 1 << E.HAND_SIZE)))
-            m[b + E.O_HIST:b + E.O_HIST + E.HAND_SIZE] = rng.integers(0, 6, E.HAND_SIZE)
-            m[b + E.O_LAST] = rng.integers(-1, E.HAND_SIZE)
-        out.append(m)
-    return out
-
-
 def test_integer_path_picks_as_the_float_cells(tables, states):
     """greedy and reader with whole-number knobs take ``int_decide_nb`` (exact integer sums by outcome
     class); it must pick the same card and draw the same random numbers as the weighted rows of the
-    float payoff cells (``payoff_matrix_nb``) with the same argmax."""
-    from strategies.colosseum.common_nb import N_SLOTS, argmax_masked_nb, payoff_matrix_nb
-
-    greedy = get_strategy("colosseum", "greedy").fn
-    reader = get_strategy("colosseum", "reader").fn
+    float payoff cells (``payoff_matrix_nb``) with the same argmax: on the played states, then on stirred
+    copies (sealed cards, auras, revealed Overdrives, low HP, sealed distances, any dice)."""
     rng = np.random.default_rng(11)
-    checked = 0
-    bad = []
-    for k, m0 in enumerate(_stirred(states, rng)):
-        m0[E.M_RNG:E.M_RNG + 4] = rng.integers(1, 2**62, 4)
-        for seat in range(2):
-            ob = E.SEAT0 + (1 - seat) * E.SEAT_W
-            mask = int(m0[E.SEAT0 + seat * E.SEAT_W + E.O_HAND])
-            if rng.random() < 0.3:
-                mask &= int(rng.integers(1, 1 << E.HAND_SIZE))
-            if mask == 0:
-                continue
-            omask = int(m0[ob + E.O_HAND])
-            ko = float(rng.choice([0, 1, 5, 20, 64]))
-            prior, rep = float(rng.integers(0, 4)), float(rng.integers(0, 5))
-            w_reader = [prior + m0[ob + E.O_HIST + j] + (rep if j == m0[ob + E.O_LAST] else 0.0) for j in range(N_SLOTS)]
-            cases = (("greedy", greedy, np.array([0.0, ko]), [1.0] * N_SLOTS, max(omask.bit_count(), 1)),
-                     ("reader", reader, np.array([prior, rep, ko]), w_reader, 1))
-            for name, fn, params, weights, div in cases:
-                ma, mb = m0.copy(), m0.copy()
-                got = fn(E.PHASE_PLAY, ma, seat, mask, params)
-                M = np.empty((N_SLOTS, N_SLOTS))
-                payoff_matrix_nb(mb, seat, ko, M, M)
-                vals = np.zeros(N_SLOTS)
-                for i in range(N_SLOTS):
-                    tot = 0.0
-                    for j in range(N_SLOTS):
-                        if (omask >> j) & 1:
-                            tot += weights[j] * M[i, j]
-                    vals[i] = tot / div
-                want = argmax_masked_nb(mb, vals, mask)
-                checked += 1
-                if got != want or not np.array_equal(ma[E.M_RNG:E.M_RNG + 4], mb[E.M_RNG:E.M_RNG + 4]):
-                    bad.append((k, seat, name, ko, got, want))
+    some = list(states) + [stirred(m, rng) for m in states]
+    checked, bad = integer_path_mismatches(some, rng)
     assert checked > 600
     assert not bad, f"{len(bad)} of {checked} decisions differ, e.g. {bad[:3]}"
+
+
+def test_integer_path_check_catches_a_different_pick(tables, states):
+    """The check above can fail: a cell pick with the weights of another strategy differs somewhere."""
+    rng = np.random.default_rng(12)
+    diff = 0
+    for m0 in states[:80]:
+        mask = int(m0[E.SEAT0 + E.O_HAND])
+        greedy = get_strategy("colosseum", "greedy").fn
+        got = greedy(E.PHASE_PLAY, m0.copy(), 0, mask, np.array([0.0, 5.0]))
+        w = rng.integers(0, 5, 9).astype(float)  # not greedy's uniform weights
+        diff += got != cell_pick(m0.copy(), 0, mask, list(w), 1, 5.0)
+    assert diff > 0
 
 
 # ----------------------------------------------------------------------------- strength
