@@ -585,7 +585,7 @@ def ask_nb(m, v, strat, params, phase, seat, mask):
     return strat(phase, v, seat, mask, params)
 
 
-@njit(void(MP, i8[::1], i8, i8[::1], STRATEGY_T, f8[::1], STRATEGY_T, f8[::1]), cache=True, inline='always')
+@njit(void(MP, i8[::1], i8, i8[::1], STRATEGY_T, f8[::1], STRATEGY_T, f8[::1]), cache=True)
 def setup_game_nb(m, v, setup, fixed, strat0, params0, strat1, params1):
     """Characters (no mirror), the starting position, then the hidden Overdrive choices.
 
@@ -594,7 +594,9 @@ def setup_game_nb(m, v, setup, fixed, strat0, params0, strat1, params1):
     other way round (pins included); the strategies keep their seats and every draw and choice is made
     in the deal's order, so with one strategy on both seats the swapped game is the mirror.
 
-    Inlined into its callers (the chunk kernel, ``checked_nb``): as a call it cost ~7% of a random game."""
+    A call, not inlined: two random seats on the plain random deal take ``_random_deal_nb`` instead, and for
+    the heuristics a call is a fraction of a percent of a game, while numba's inlining of it (a deep copy of
+    its IR into the chunk kernel and ``checked_nb``) cost ~10 s of the cold compile."""
     init_state_nb(m)
     pool = (1 << m[M_N_CHARS]) - 1
     sw = fixed[4] if fixed.size > 4 else 0
@@ -1022,7 +1024,7 @@ def _draw_local_nb(mask, s0, s1, s2, s3):
     return select_bit_nb(mask, below_nb(r, n)), s0, s1, s2, s3
 
 
-@njit(cache=True, inline='always')
+@njit(cache=True)
 def _random_deal_nb(m, s0, s1, s2, s3):
     """The draws of ``setup_game_nb``'s random deal for two seats of the built-in random strategy (nothing pinned,
     deals not swapped) from a game's fresh stream ``s0..s3``, in its order (the characters, then the Overdrives
