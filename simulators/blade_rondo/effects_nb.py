@@ -12,8 +12,9 @@ an explicit signature on ``MP`` (otherwise numba compiles one specialisation per
 literal arguments). Small helpers are typed functions too, not ``inline='always'``: numba inlines
 by copying the callee's IR into every call site (a deep copy and the untyped passes again: the
 heuristic alone took ~32 s of a ~90 s cold compile), while LLVM inlines a typed helper at no such
-cost. Helpers the strategies call on their array view carry a second signature on ``I8A``. No card number is
-written here: every amount comes from a table or a program row.
+cost. Helpers the strategies call on their array view carry a second signature on ``I8A``, compiled when first
+called on a view (``on_machine``). No card number is written here: every amount comes from a table or a program
+row.
 """
 from llvmlite import ir
 from numba import carray, njit, types
@@ -187,6 +188,43 @@ F8A = f8[::1]
 I8A = i8[::1]
 
 
+def on_machine(sig, view_sig):
+    """``@njit(sig, cache=True)`` for a helper on the machine (``sig`` on ``MP``, compiled at import) that a
+    strategy may also call on its array view: ``view_sig`` (on ``I8A``) is compiled on the first call on a
+    view (from a kernel or from Python), not at import. Both signatures compiled at import cost ~2.3 s of
+    every cold compile while the engine and the built-in strategies pass the machine. Between calls only these
+    signatures exist (compiling is disabled), so arguments convert to them as with an eager signature list, and
+    no literal argument makes a specialisation of its own."""
+    def wrap(fn):
+        disp = njit(sig, cache=True)(fn)
+
+        def ensure_view(first):
+            if isinstance(first, types.Array) and len(disp.overloads) == 1:
+                disp._can_compile = True
+                try:
+                    disp.compile(view_sig)
+                finally:
+                    disp._can_compile = False
+
+        typing_call = disp.get_call_template
+        search = disp._search_new_conversions
+
+        def get_call_template(args, kws):  # a kernel's call, at typing
+            if args:
+                ensure_view(args[0])
+            return typing_call(args, kws)
+
+        def search_new_conversions(*args, **kws):  # a call from Python with no compiled match
+            if args:
+                ensure_view(disp.typeof_pyval(args[0]))
+            return search(*args, **kws)
+
+        disp.get_call_template = get_call_template
+        disp._search_new_conversions = search_new_conversions
+        return disp
+    return wrap
+
+
 # ----------------------------------------------------------------------------- table access
 # (seat_nb, slot_nb, rule_nb, frame_nb and the card readers at the end are not used by the engine: no signature,
 # so they compile only if a plugin calls them, not at every cold import)
@@ -202,17 +240,17 @@ def slot_nb(g):
     return SLOT0 + g * SLOT_W
 
 
-@njit([i8(MP, i8, i8), i8(I8A, i8, i8)], cache=True)
+@on_machine(i8(MP, i8, i8), i8(I8A, i8, i8))
 def card_nb(m, cid, col):
     return m[CARDS_AT + cid * C_WIDTH + col]
 
 
-@njit([i8(MP, i8, i8), i8(I8A, i8, i8)], cache=True)
+@on_machine(i8(MP, i8, i8), i8(I8A, i8, i8))
 def sub_nb(m, s, col):
     return m[SUBS_AT + s * SB_WIDTH + col]
 
 
-@njit([i8(MP, i8, i8), i8(I8A, i8, i8)], cache=True)
+@on_machine(i8(MP, i8, i8), i8(I8A, i8, i8))
 def status_nb(m, s, col):
     return m[STATUS_AT + s * ST_WIDTH + col]
 
@@ -233,14 +271,14 @@ def lowest_bit_nb(mask):
     return popcount_nb((mask & -mask) - 1)
 
 
-@njit([b1(MP), b1(I8A)], cache=True)
+@on_machine(b1(MP), b1(I8A))
 def night_nb(m):
     """Night when both Voltages add up to more than ``day_max_sum``, flipped by a swap (T2)."""
     total = m[SEAT0 + O_VOLT] + m[SEAT0 + SEAT_W + O_VOLT]
     return (total > m[RULES_AT + R_DAY_MAX]) != (m[S_SWAP] == 1)
 
 
-@njit([i8(MP, i8), i8(I8A, i8)], cache=True)
+@on_machine(i8(MP, i8), i8(I8A, i8))
 def remaining_nb(m, p):
     """Cost the seat can still spend this turn: Voltage + extra cost - cost paid."""
     b = SEAT0 + p * SEAT_W
@@ -396,7 +434,7 @@ def context_nb(m, op, card, a, b, seat):
 
 
 # ----------------------------------------------------------------------------- parameters
-@njit([i8(MP, i8, i8), i8(I8A, i8, i8)], cache=True)
+@on_machine(i8(MP, i8, i8), i8(I8A, i8, i8))
 def aura_nb(m, p, col):
     """A continuous modifier of seat ``p``: its statuses' auras plus its subordinates' (unless
     their effects are negated this turn)."""
@@ -407,7 +445,7 @@ def aura_nb(m, p, col):
     return x
 
 
-@njit([i8(MP, i8), i8(I8A, i8)], cache=True)
+@on_machine(i8(MP, i8), i8(I8A, i8))
 def eff_attack_nb(m, p):
     """Seat ``p``'s Attack: the die + until-end-of-turn changes + auras for Day/Night, >= 0."""
     b = SEAT0 + p * SEAT_W
@@ -415,7 +453,7 @@ def eff_attack_nb(m, p):
     return a if a > 0 else 0
 
 
-@njit([i8(MP, i8), i8(I8A, i8)], cache=True)
+@on_machine(i8(MP, i8), i8(I8A, i8))
 def eff_defence_nb(m, p):
     """Seat ``p``'s Defence: the die + until-end-of-turn changes + auras for Day/Night, >= 0."""
     b = SEAT0 + p * SEAT_W
@@ -761,7 +799,7 @@ def apply_damage_nb(m, src, dst, amount, kind, fr):
 
 
 # ----------------------------------------------------------------------------- costs
-@njit([i8(MP, i8, i8, i8), i8(I8A, i8, i8, i8)], cache=True)
+@on_machine(i8(MP, i8, i8, i8), i8(I8A, i8, i8, i8))
 def action_cost_nb(m, p, base, sym):
     """A cost after the until-end-of-turn modifiers of its symbol (not Special), at least 0."""
     c = base

@@ -784,10 +784,12 @@ def response_ok_nb(m, q, cid, fr):
     return True
 
 
-@njit(void(MP, i8), cache=True)
+@njit(cache=True, inline='always')
 def respond_nb(m, fr):
     """GG 5.2 step 4: the defending seat turns up eligible face-down cards one at a time, its
-    strategy deciding before each (R2); offered only while the action is not negated (D7)."""
+    strategy deciding before each (R2); offered only while the action is not negated (D7). Inlined into
+    ``one_action_nb``, its one caller: as a typed function of its own, LLVM re-optimised ``run_rows_nb`` and
+    everything under it once more (~1 s of a cold compile)."""
     q = 1 - m[fr + F_SEAT]
     qb = SEAT0 + q * SEAT_W
     m[S_RESP_FRAME] = fr
@@ -914,10 +916,11 @@ def _pay_card_nb(m, seat, cid, g, fr, cost_override):
     emit_nb(m, seat, EV_USE, cid, cost, g)
 
 
-@njit(b1(MP, i8, i8, i8, i8, i8, i8), cache=True)
+@njit(cache=True, inline='always')
 def _sacrifice_nb(m, seat, fr, code, start, n, self_g):
     """A Sacrifice (a card's, ``code`` its id) or a Compensation (an action's, ``code`` -1 - its id), at once
-    with the cost, never negated, then a check point: True when the game is over."""
+    with the cost, never negated, then a check point: True when the game is over. Inlined (two calls): as a
+    typed function of its own, LLVM re-optimised ``run_rows_nb`` and everything under it once more."""
     emit_nb(m, seat, EV_SACRIFICE, code, 0, 0)
     run_rows_nb(m, seat, fr, start, n, self_g)
     return check_ko_nb(m)
@@ -1217,10 +1220,11 @@ def use_card_nb(m, seat, ls):
         # the queue holds what it held before
         m[S_QTAIL] = 1
         one_action_nb(m, K_CARD, seat, cid, g, -1, -1, -1)
-        run_queue_nb(m, 1)
+        h = 1
     else:
         push_nb(m, K_CARD, seat, cid, g, -1, -1, -1)
-        run_queue_nb(m, 0)
+        h = 0
+    run_queue_nb(m, h)  # one inlined loop for both ways in (each copy was typed and lowered again)
 
 
 @njit(void(MP, i8), cache=True)
@@ -1287,9 +1291,10 @@ def coin_exchange_nb(m, seat):
 
 
 # ----------------------------------------------------------------------------- the turn
-@njit(void(MP, i8), cache=True)
-def turn_start_nb(m, seat):
-    """T1: Voltage (or Burst), the gold-coin exchange, attached statuses, then subordinates."""
+@njit(b1(MP, i8), cache=True)
+def _turn_open_nb(m, seat):
+    """``turn_start_nb`` up to the subordinates: Voltage (or Burst), the gold-coin exchange, attached statuses.
+    True when a Burst ended the game (the turn stops there)."""
     m[S_ACTIVE] = seat
     m[S_PHASE] = 1
     sb = SEAT0 + seat * SEAT_W
@@ -1300,66 +1305,99 @@ def turn_start_nb(m, seat):
         lose_life_nb(m, seat, 1)  # Burst
         emit_nb(m, seat, EV_TURN, m[sb + O_VOLT], 1 if night_nb(m) else 0, 1)
         if check_ko_nb(m):
-            return
+            return True
     else:
         m[sb + O_VOLT] += 1
         emit_nb(m, seat, EV_TURN, m[sb + O_VOLT], 1 if night_nb(m) else 0, 0)
     if m[sb + O_COINS] > 0:
         coin_exchange_nb(m, seat)
     # attached statuses with start-of-turn effects, in the order they were attached (a card under a Seal
-    # too, with rules.sealed_attachment_counts), then subordinates in the order they entered (T1)
-    for stage in range(2):
-        if stage == 0 and m[sb + O_NTOS] <= 0:
-            continue
-        if stage == 1 and m[sb + O_SUBS] == 0:  # most turns: no subordinate, nothing to scan
+    # too, with rules.sealed_attachment_counts)
+    if m[sb + O_NTOS] <= 0:
+        return False
+    done = 0
+    while m[S_DONE] == 0:
+        best = -1
+        best_order = 1 << 60
+        x = (1 << (2 * SLOTS)) - 1
+        while x:
+            g = lowest_bit_nb(x)
+            x &= x - 1
+            sl = SLOT0 + g * SLOT_W
+            if (done >> g) & 1:
+                continue
+            st = m[sl + L_STATUS]
+            z = m[sl + L_ZONE]
+            if st < 0 or m[sl + L_STSEAT] != seat or m[STATUS_AT + st * ST_WIDTH + ST_TOS_N] == 0:
+                continue
+            if z != Z_SET and not (z == Z_UNDER and m[RULES_AT + R_SEAL_COUNTS]):
+                continue
+            if m[sl + L_ORDER] < best_order:
+                best = g
+                best_order = m[sl + L_ORDER]
+        if best < 0:
             break
-        done = 0
-        while m[S_DONE] == 0:
-            best = -1
-            best_order = 1 << 60
-            x = m[sb + O_SET] if stage == 1 else (1 << (2 * SLOTS)) - 1
-            while x:
-                g = lowest_bit_nb(x)
-                x &= x - 1
-                sl = SLOT0 + g * SLOT_W
-                if (done >> g) & 1:
-                    continue
-                if stage == 0:
-                    st = m[sl + L_STATUS]
-                    z = m[sl + L_ZONE]
-                    if st < 0 or m[sl + L_STSEAT] != seat or m[STATUS_AT + st * ST_WIDTH + ST_TOS_N] == 0:
-                        continue
-                    if z != Z_SET and not (z == Z_UNDER and m[RULES_AT + R_SEAL_COUNTS]):
-                        continue
-                elif m[sl + L_SUB] < 0:
-                    continue
-                if m[sl + L_ORDER] < best_order:
-                    best = g
-                    best_order = m[sl + L_ORDER]
-            if best < 0:
-                break
-            done |= 1 << best
-            if stage == 0:
-                st = m[SLOT0 + best * SLOT_W + L_STATUS]
-                fr = FRAMES
-                for k in range(FRAME_W):
-                    m[fr + k] = 0
-                m[fr + F_SEAT] = seat
-                m[fr + F_CARD] = m[SLOT0 + best * SLOT_W + L_CARD]
-                m[fr + F_SLOT] = best
-                m[fr + F_SUB] = -1
-                m[fr + F_ACTION] = -1
-                m[fr + F_KIND] = K_SUBACTION
-                run_rows_nb(m, seat, fr, m[STATUS_AT + st * ST_WIDTH + ST_TOS],
-                            m[STATUS_AT + st * ST_WIDTH + ST_TOS_N], best)
-                check_ko_nb(m)
-            else:
-                sl = SLOT0 + best * SLOT_W
-                s = m[sl + L_SUB]
-                for j in range(sub_nb(m, s, SB_NACT)):
-                    push_nb(m, K_SUB, seat, m[sl + L_CARD], best, best, sub_nb(m, s, SB_ACT + j), -1)
+        done |= 1 << best
+        st = m[SLOT0 + best * SLOT_W + L_STATUS]
+        fr = FRAMES
+        for k in range(FRAME_W):
+            m[fr + k] = 0
+        m[fr + F_SEAT] = seat
+        m[fr + F_CARD] = m[SLOT0 + best * SLOT_W + L_CARD]
+        m[fr + F_SLOT] = best
+        m[fr + F_SUB] = -1
+        m[fr + F_ACTION] = -1
+        m[fr + F_KIND] = K_SUBACTION
+        run_rows_nb(m, seat, fr, m[STATUS_AT + st * ST_WIDTH + ST_TOS],
+                    m[STATUS_AT + st * ST_WIDTH + ST_TOS_N], best)
+        check_ko_nb(m)
+    return False
+
+
+@njit(i8(MP, i8, i8), cache=True)
+def _next_sub_nb(m, seat, done):
+    """The subordinate of ``seat`` that entered first among those not in ``done`` (a global-slot mask): its
+    actions are queued; -1 when none is left."""
+    best = -1
+    best_order = 1 << 60
+    x = m[SEAT0 + seat * SEAT_W + O_SET]
+    while x:
+        g = lowest_bit_nb(x)
+        x &= x - 1
+        sl = SLOT0 + g * SLOT_W
+        if (done >> g) & 1:
+            continue
+        if m[sl + L_SUB] < 0:
+            continue
+        if m[sl + L_ORDER] < best_order:
+            best = g
+            best_order = m[sl + L_ORDER]
+    if best >= 0:
+        sl = SLOT0 + best * SLOT_W
+        s = m[sl + L_SUB]
+        for j in range(sub_nb(m, s, SB_NACT)):
+            push_nb(m, K_SUB, seat, m[sl + L_CARD], best, best, sub_nb(m, s, SB_ACT + j), -1)
+    return best
+
+
+@njit(cache=True, inline='always')
+def turn_start_nb(m, seat):
+    """T1: Voltage (or Burst), the gold-coin exchange, attached statuses (``_turn_open_nb``), then subordinates
+    in the order they entered, each one's actions run before the next is chosen.
+
+    Inlined, with the subordinates' queue run here: as a typed function that ran the queue itself, it linked
+    ``one_action_nb`` and everything under it, which LLVM re-optimised once more (~1 s of a cold compile); its
+    callers run the queue anyway."""
+    if not _turn_open_nb(m, seat):
+        if m[SEAT0 + seat * SEAT_W + O_SUBS] != 0:  # most turns: no subordinate, nothing to scan
+            done = 0
+            while m[S_DONE] == 0:
+                g = _next_sub_nb(m, seat, done)
+                if g < 0:
+                    break
+                done |= 1 << g
                 run_queue_nb(m, 0)
-    m[S_PHASE] = 2
+        m[S_PHASE] = 2
 
 
 @njit(cache=True, inline='always')

@@ -19,7 +19,6 @@ from numba.types import int64 as i8
 
 from simulators.blade_rondo.effects_nb import (
     F8A,
-    I8A,
     bind_strategies_nb,
     card_nb,
     draw_nb,
@@ -113,7 +112,6 @@ from simulators.blade_rondo.rules_nb import action_mask_nb, use_card_nb
 from simulators.common.memory_nb import MACHINE_PTR as MP
 from simulators.common.memory_nb import as_machine_nb
 from simulators.common.rng_nb import popcount_nb, rand_float_nb
-from simulators.common.strategy import STRATEGY_SIG
 from strategies.blade_rondo.common_nb import (
     argmax_nb,
     card_cost_now_nb,
@@ -235,7 +233,7 @@ def _card_value_nb(m, seat, ls, params, dd, atk0):
     return v / per
 
 
-@njit(i8(I8A, i8, i8, b1), cache=True)
+@njit(i8(MP, i8, i8, b1), cache=True)
 def _pick_sub_nb(m, seat, mask, highest):
     """The own subordinate (global-slot mask, none bit excluded) with the highest or lowest value. Typed: numba
     compiled one copy per literal ``highest``."""
@@ -293,17 +291,17 @@ def _rare_choice_nb(phase, m, seat, mask, params):
         op = m[S_CTX_OP]
         real = mask & ~(1 << GBIT_NONE)
         if op == DO_SUB_ACTS:
-            return _pick_sub_nb(m, seat, real, True)
+            return _pick_sub_nb(p, seat, real, True)
         if (mask >> GBIT_NONE) & 1:
             if op == DO_RETURN_SUB:
                 return GBIT_NONE
             if op == DO_MAY_DISCARD_SUB:
                 if m[S_ACTIVE] != seat:  # a response (Tourmaline): give a Doll to take 3 less damage
-                    return _pick_sub_nb(m, seat, real, False)
-                g = _pick_sub_nb(m, seat, real, False)
+                    return _pick_sub_nb(p, seat, real, False)
+                g = _pick_sub_nb(p, seat, real, False)
                 s = m[SLOT0 + g * SLOT_W + L_SUB]
-                return g if sub_nb(m, s, SB_NACT) == 0 and params[K_DMG] >= 1.0 else GBIT_NONE
-        return _pick_sub_nb(m, seat, real, False)
+                return g if sub_nb(p, s, SB_NACT) == 0 and params[K_DMG] >= 1.0 else GBIT_NONE
+        return _pick_sub_nb(p, seat, real, False)
     if phase == PH_HAND:  # a card of one's own hand to discard or reveal: the least worth
         vals = np.zeros(10)
         for ls in range(10):
@@ -314,16 +312,16 @@ def _rare_choice_nb(phase, m, seat, mask, params):
         vals = np.zeros(10)
         for ls in range(10):
             if (mask >> ls) & 1:
-                c = visible_card_nb(m, seat, (1 - seat) * SLOTS + ls)
+                c = visible_card_nb(p, seat, (1 - seat) * SLOTS + ls)
                 vals[ls] = static_score_nb(p, c) if c > 0 else 0.0
         return argmax_nb(p, vals, mask, 10)
     if phase == PH_SET_CARD:
         vals = np.zeros(21)
         for g in range(20):
             if (mask >> g) & 1:
-                c = visible_card_nb(m, seat, g)
+                c = visible_card_nb(p, seat, g)
                 s = m[SLOT0 + g * SLOT_W + L_SUB]
-                vals[g] = (sub_value_nb(m, 1 - seat, s) if s >= 0 else 1.0) + 0.1 * card_nb(m, c, 1)
+                vals[g] = (sub_value_nb(p, 1 - seat, s) if s >= 0 else 1.0) + 0.1 * card_nb(p, c, 1)
         return argmax_nb(p, vals, mask, 21)
     if phase == PH_COIN_PLACE:
         best = BIT_END
@@ -331,8 +329,8 @@ def _rare_choice_nb(phase, m, seat, mask, params):
         for ls in range(7):
             if (mask >> ls) & 1:
                 c = m[SLOT0 + (seat * SLOTS + ls) * SLOT_W + L_CARD]
-                if card_nb(m, c, 4) > bc and card_nb(m, c, C_SUMMON) >= 0:
-                    bc = card_nb(m, c, 4)
+                if card_nb(p, c, 4) > bc and card_nb(p, c, C_SUMMON) >= 0:
+                    bc = card_nb(p, c, 4)
                     best = ls
         return best
     if phase == PH_COIN_RETURN:
@@ -372,7 +370,7 @@ def heuristic_nb(phase, m, seat, mask, params):
             return best
         # Protection with what is left, if it raises Defence (the last thing of the turn)
         if (mask >> SL_PROT) & 1 and params[K_PROT] > 0.0:
-            rem = remaining_nb(m, seat)
+            rem = remaining_nb(p, seat)
             cap = m[RULES_AT + R_PARAM_CAP]
             x = rem if rem < cap else cap
             if x > m[sb + O_DEF]:
@@ -443,10 +441,11 @@ def solo_heuristic_nb(phase, m, seat, mask, params):
 
 
 # ----------------------------------------------------------------------------- the planner
-@njit(STRATEGY_SIG, cache=True)
+@njit(cache=True)
 def quiet_nb(phase, m, seat, mask, params):
     """The planner's inner policy for the decisions inside a simulated play: the most of X, yes to
-    options and payments, Phosphorescence, the first mode or target, no subordinate given up."""
+    options and payments, Phosphorescence, the first mode or target, no subordinate given up. No signature:
+    compiled when the planner is (for its strategy type), not at every import."""
     if phase == PH_X:
         b = 62
         while (mask >> b) & 1 == 0:
@@ -543,7 +542,7 @@ def planner_nb(phase, m, seat, mask, params):
     cost = np.zeros(10, np.int64)
     for i in range(n):
         cost[i] = card_cost_now_nb(p, seat, m[SLOT0 + (seat * SLOTS + order[i]) * SLOT_W + L_CARD])
-    rem = remaining_nb(m, seat)
+    rem = remaining_nb(p, seat)
     for sub in range(1 << n):
         total = 0
         for i in range(n):

@@ -23,6 +23,7 @@ from simulators.blade_rondo.effects_nb import (
     eff_attack_nb,
     eff_defence_nb,
     night_nb,
+    on_machine,
     remaining_nb,
     sub_nb,
 )
@@ -182,7 +183,7 @@ def prog_damage_at_nb(m, seat, start, n, hand_after, dd, atk):
     return total
 
 
-@njit([i8(MP, i8, i8, i8, i8), i8(I8A, i8, i8, i8, i8)], cache=True)
+@on_machine(i8(MP, i8, i8, i8, i8), i8(I8A, i8, i8, i8, i8))
 def prog_damage_nb(m, seat, start, n, hand_after):
     """Damage the program rows would deal now to the opponent, read from the rows with the public
     parameters (Day/Night and Add guards followed, other guards assumed to hold)."""
@@ -260,7 +261,7 @@ def program_gains_nb(m, start, n):
     return heal, atk, atk_t, df
 
 
-@njit([f8(MP, i8), f8(I8A, i8)], cache=True)
+@on_machine(f8(MP, i8), f8(I8A, i8))
 def static_score_nb(m, cid):
     """A card's worth for drafting (damage per cost, healing, summons, responses, from its data hints):
     worked out once per table by ``game._draft_score``, read here."""
