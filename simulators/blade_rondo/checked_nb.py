@@ -256,7 +256,7 @@ def _checked_chunk(machine, start, count, key, s0, p0, s1, p1, out):
         for g in range(2 * SLOTS):
             ref[g] = m[SLOT0 + g * SLOT_W + L_CARD]
         seat = m[S_FIRST]
-        while code == 0 and m[S_DONE] == 0:  # play_game_nb, a check after every turn
+        while code == 0 and m[S_DONE] == 0:  # rules_nb's game loop, a check after every turn
             turn_start_nb(m, seat)
             while m[S_DONE] == 0:
                 if action_step_nb(m, seat) < 0:

@@ -188,41 +188,54 @@ F8A = f8[::1]
 I8A = i8[::1]
 
 
-def on_machine(sig, view_sig):
-    """``@njit(sig, cache=True)`` for a helper on the machine (``sig`` on ``MP``, compiled at import) that a
-    strategy may also call on its array view: ``view_sig`` (on ``I8A``) is compiled on the first call on a
-    view (from a kernel or from Python), not at import. Both signatures compiled at import cost ~2.3 s of
-    every cold compile while the engine and the built-in strategies pass the machine. Between calls only these
-    signatures exist (compiling is disabled), so arguments convert to them as with an eager signature list, and
-    no literal argument makes a specialisation of its own."""
-    def wrap(fn):
-        disp = njit(sig, cache=True)(fn)
+def _on_demand(fn, sigs_for):
+    """``njit(cache=True)(fn)`` whose signatures are compiled when a call first needs them: ``sigs_for(arg_types)``
+    names them, for a kernel's call (at typing) and for a call from Python. Between calls compiling is disabled,
+    so arguments convert to the compiled signatures as with an eager signature list, and no literal argument
+    makes a specialisation of its own."""
+    disp = njit(cache=True)(fn)
+    disp._can_compile = False
 
-        def ensure_view(first):
-            if isinstance(first, types.Array) and len(disp.overloads) == 1:
+    def ensure(arg_types):
+        for sig in sigs_for(arg_types):
+            if tuple(sig.args) not in disp.overloads:
                 disp._can_compile = True
                 try:
-                    disp.compile(view_sig)
+                    disp.compile(sig)
                 finally:
                     disp._can_compile = False
 
-        typing_call = disp.get_call_template
-        search = disp._search_new_conversions
+    typing_call = disp.get_call_template
+    search = disp._search_new_conversions
 
-        def get_call_template(args, kws):  # a kernel's call, at typing
-            if args:
-                ensure_view(args[0])
-            return typing_call(args, kws)
+    def get_call_template(args, kws):  # a kernel's call, at typing
+        ensure(args)
+        return typing_call(args, kws)
 
-        def search_new_conversions(*args, **kws):  # a call from Python with no compiled match
-            if args:
-                ensure_view(disp.typeof_pyval(args[0]))
-            return search(*args, **kws)
+    def search_new_conversions(*args, **kws):  # a call from Python with no compiled match
+        ensure([disp.typeof_pyval(a) for a in args])
+        return search(*args, **kws)
 
-        disp.get_call_template = get_call_template
-        disp._search_new_conversions = search_new_conversions
-        return disp
-    return wrap
+    disp.get_call_template = get_call_template
+    disp._search_new_conversions = search_new_conversions
+    return disp
+
+
+def on_machine(sig, view_sig):
+    """A helper on the machine (``sig`` on ``MP``) that a strategy may also call on its array view (``view_sig``
+    on ``I8A``): each signature is compiled on the first call that needs it (``_on_demand``), the view's only if
+    a strategy passes a view. Both compiled at import cost ~2.3 s of every cold compile, while the engine and
+    the built-in strategies pass the machine."""
+    def pick(arg_types):
+        return (view_sig,) if arg_types and isinstance(arg_types[0], types.Array) else (sig,)
+
+    return lambda fn: _on_demand(fn, pick)
+
+
+def on_first_use(sig):
+    """``@njit(sig, cache=True)`` compiled on the first call instead of at import (``_on_demand``): for typed
+    helpers that the two-player kernels do not call."""
+    return lambda fn: _on_demand(fn, lambda arg_types: (sig,))
 
 
 # ----------------------------------------------------------------------------- table access

@@ -1627,21 +1627,6 @@ def setup_game_nb(m):
 
 
 # ----------------------------------------------------------------------------- the game
-@njit(cache=True, inline='always')
-def play_game_nb(m):
-    """Turns until a defeat, a special win, an illegal choice or the turn cap."""
-    seat = m[S_FIRST]
-    while m[S_DONE] == 0:
-        turn_start_nb(m, seat)
-        while m[S_DONE] == 0:
-            if action_step_nb(m, seat) < 0:
-                break
-        if m[S_DONE]:
-            break
-        end_turn_nb(m, seat)
-        seat = 1 - seat
-
-
 @njit(void(RECORDS_T, i8, i8, MP, i8, i8), cache=True)
 def write_record_nb(out, i, g, m, sid0, sid1):
     r = out[i]
@@ -1692,8 +1677,19 @@ def _simulate_chunk(machine, start, count, key, strat0, params0, strat1, params1
         g = start + i
         seed_nb(m, M_RNG, key, g)
         setup_game_nb(m)
-        if not m[S_DONE]:
-            play_game_nb(m)
+        # the game: turns until a defeat, a special win, an illegal choice or the turn cap. Written here, not as an
+        # inlined play_game_nb: numba inlines by deep-copying the callee's IR (block by block, each copy taking the
+        # callee's whole scope along), and that function held every inlined kernel below it (~1 s of a cold compile)
+        seat = m[S_FIRST]
+        while m[S_DONE] == 0:
+            turn_start_nb(m, seat)
+            while m[S_DONE] == 0:
+                if action_step_nb(m, seat) < 0:
+                    break
+            if m[S_DONE]:
+                break
+            end_turn_nb(m, seat)
+            seat = 1 - seat
         write_record_nb(out, i, g, m, sid0, sid1)
 
 
@@ -1714,7 +1710,7 @@ STEP_SETUP, STEP_TURN_START, STEP_ACTION, STEP_END_TURN, STEP_USE = 0, 1, 2, 3, 
 
 
 def _step(machine, what, seat, arg, s0, p0, s1, p1):
-    """One step of a game on ``machine`` through the same kernels as ``play_game_nb``: STEP_SETUP,
+    """One step of a game on ``machine`` through the same kernels as the chunk's game loop: STEP_SETUP,
     STEP_TURN_START, STEP_ACTION (the strategy picks; returns the local slot used or -1 for END),
     STEP_USE (local slot ``arg``, no legality check: see ``action_mask``), STEP_END_TURN."""
     m = as_machine_nb(machine)

@@ -111,9 +111,8 @@ from simulators.blade_rondo.enums import (
 from simulators.blade_rondo.rules_nb import action_mask_nb, use_card_nb
 from simulators.common.memory_nb import MACHINE_PTR as MP
 from simulators.common.memory_nb import as_machine_nb
-from simulators.common.rng_nb import popcount_nb, rand_float_nb
+from simulators.common.rng_nb import popcount_nb, rand_below_nb, rand_float_nb
 from strategies.blade_rondo.common_nb import (
-    argmax_nb,
     card_cost_now_nb,
     card_damage_at_nb,
     damage_context_nb,
@@ -277,16 +276,9 @@ def _keep_value_nb(m, n, resp, kept):
 @njit(cache=True)
 def _rare_choice_nb(phase, m, seat, mask, params):
     """``heuristic_nb`` for the rarer phases (modes, subordinates, cards of a hand or a Set Area, gold coins):
-    a function of its own, so that the frequent decisions do not pay for its arrays and
-    calls (numba zero-fills every call site's return slot and every array's owner on entry)."""
+    a function of its own, so that the frequent decisions do not pay for its calls (numba zero-fills every call
+    site's return slot on entry)."""
     p = as_machine_nb(m)
-    if phase == PH_MODE:
-        at = m[S_CTX_B]
-        vals = np.zeros(4)
-        for i in range(4):
-            if (mask >> i) & 1:
-                vals[i] = _action_value_nb(p, seat, m[at + i], params)
-        return argmax_nb(p, vals, mask, 4)
     if phase == PH_SUB:
         op = m[S_CTX_OP]
         real = mask & ~(1 << GBIT_NONE)
@@ -302,27 +294,38 @@ def _rare_choice_nb(phase, m, seat, mask, params):
                 s = m[SLOT0 + g * SLOT_W + L_SUB]
                 return g if sub_nb(p, s, SB_NACT) == 0 and params[K_DMG] >= 1.0 else GBIT_NONE
         return _pick_sub_nb(p, seat, real, False)
-    if phase == PH_HAND:  # a card of one's own hand to discard or reveal: the least worth
-        vals = np.zeros(10)
-        for ls in range(10):
-            if (mask >> ls) & 1:
-                vals[ls] = -static_score_nb(p, m[SLOT0 + (seat * SLOTS + ls) * SLOT_W + L_CARD])
-        return argmax_nb(p, vals, mask, 10)
-    if phase == PH_REVEALED:
-        vals = np.zeros(10)
-        for ls in range(10):
-            if (mask >> ls) & 1:
-                c = visible_card_nb(p, seat, (1 - seat) * SLOTS + ls)
-                vals[ls] = static_score_nb(p, c) if c > 0 else 0.0
-        return argmax_nb(p, vals, mask, 10)
-    if phase == PH_SET_CARD:
-        vals = np.zeros(21)
-        for g in range(20):
-            if (mask >> g) & 1:
-                c = visible_card_nb(p, seat, g)
-                s = m[SLOT0 + g * SLOT_W + L_SUB]
-                vals[g] = (sub_value_nb(p, 1 - seat, s) if s >= 0 else 1.0) + 0.1 * card_nb(p, c, 1)
-        return argmax_nb(p, vals, mask, 21)
+    if phase == PH_MODE or phase == PH_HAND or phase == PH_REVEALED or phase == PH_SET_CARD:
+        # the option of the highest value, ties at random: each value worked out as the scan meets it (no array,
+        # none of numpy's allocation kernels to compile; no value draws from the stream, so the draws are the same)
+        n = 4 if phase == PH_MODE else (21 if phase == PH_SET_CARD else 10)
+        at = m[S_CTX_B]
+        bv = -1e300
+        pk = -1
+        ties = 0
+        for i in range(n):
+            if (mask >> i) & 1:
+                if phase == PH_MODE:
+                    x = _action_value_nb(p, seat, m[at + i], params)
+                elif phase == PH_HAND:  # a card of one's own hand to discard or reveal: the least worth
+                    x = -static_score_nb(p, m[SLOT0 + (seat * SLOTS + i) * SLOT_W + L_CARD])
+                elif phase == PH_REVEALED:
+                    c = visible_card_nb(p, seat, (1 - seat) * SLOTS + i)
+                    x = static_score_nb(p, c) if c > 0 else 0.0
+                elif i < 20:
+                    c = visible_card_nb(p, seat, i)
+                    s = m[SLOT0 + i * SLOT_W + L_SUB]
+                    x = (sub_value_nb(p, 1 - seat, s) if s >= 0 else 1.0) + 0.1 * card_nb(p, c, 1)
+                else:
+                    x = 0.0
+                if x > bv + 1e-9:
+                    bv = x
+                    pk = i
+                    ties = 1
+                elif x >= bv - 1e-9:
+                    ties += 1
+                    if rand_below_nb(p, M_RNG, ties) == 0:
+                        pk = i
+        return pk
     if phase == PH_COIN_PLACE:
         best = BIT_END
         bc = -1

@@ -23,6 +23,7 @@ from simulators.blade_rondo.effects_nb import (
     eff_attack_nb,
     eff_defence_nb,
     night_nb,
+    on_first_use,
     on_machine,
     remaining_nb,
     sub_nb,
@@ -268,10 +269,10 @@ def static_score_nb(m, cid):
     return _as_float_nb(m[SCORE_AT + cid])
 
 
-@njit(i8(MP, f8[::1], i8, i8), cache=True)
+@on_first_use(i8(MP, f8[::1], i8, i8))
 def argmax_nb(m, vals, mask, n):
     """Index of the largest of ``vals[0:n]`` among the set bits of ``mask`` (ties at random). Typed: numba compiled
-    one copy per literal ``n`` (three in the heuristics)."""
+    one copy per literal ``n``; compiled on first use (the built-in heuristics no longer call it)."""
     best = -1e300
     pick = -1
     ties = 0
