@@ -206,7 +206,10 @@ CANCEL_BY_AT = ACTION_KINDS_AT + 1  # MAX_KINDS
 # depends on these and the seat's params alone (rules_nb.ask_focus_nb); call_nb.install_nb clears it
 FOCUS_MEMO_AT = CANCEL_BY_AT + MAX_KINDS  # MAX_SEATS x 2 x (MAX_FOCUS + 1)
 FOCUS_MEMO_N = MAX_SEATS * 2 * (MAX_FOCUS + 1)
-PROG_AT = FOCUS_MEMO_AT + FOCUS_MEMO_N
+# per focus total f, N_SPLITS entries: the index of the i-th set bit of f's SPLIT_MASK_AT mask (the built-in random
+# strategy's split is that bit for its one draw i: rules_nb.ask_focus_nb reads it instead of searching the mask)
+SPLIT_SEL_AT = FOCUS_MEMO_AT + FOCUS_MEMO_N
+PROG_AT = SPLIT_SEL_AT + (MAX_FOCUS + 1) * N_SPLITS
 
 # --- trace rows (turn, seat, code, a, b, c)
 TRACE_W = 6

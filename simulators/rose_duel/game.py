@@ -269,6 +269,10 @@ def build_tables(data: GameData) -> Tables:
     splits = split_table()
     split_masks = np.array([sum(1 << k for k, (t, p) in enumerate(splits) if t + p <= fo)
                             for fo in range(E.MAX_FOCUS + 1)], np.int64)
+    split_sel = np.zeros((E.MAX_FOCUS + 1, E.N_SPLITS), np.int64)
+    for fo in range(E.MAX_FOCUS + 1):
+        bits = [k for k in range(E.N_SPLITS) if (int(split_masks[fo]) >> k) & 1]
+        split_sel[fo, :len(bits)] = bits
     akio_cards = np.full(E.HAND_MAX, -1, np.int64)
     for i, k in enumerate(a["duel_cards"]):
         akio_cards[i] = card_keys.index(k)
@@ -284,7 +288,8 @@ def build_tables(data: GameData) -> Tables:
     image[E.M_PLAYABLE] = sum(1 << i for i in playable)
     for at, arr in ((E.RULES_AT, rules), (E.DUELISTS_AT, duelists), (E.AKIO_AT, akio), (E.CARDS_AT, cards),
                     (E.EVENTS_AT, events), (E.RX_AT, rx), (E.OBJECTS_AT, objects), (E.SPLIT_AT, splits),
-                    (E.SPLIT_MASK_AT, split_masks), (E.AKIO_CARDS_AT, akio_cards), (E.PROG_AT, prog)):
+                    (E.SPLIT_MASK_AT, split_masks), (E.SPLIT_SEL_AT, split_sel), (E.AKIO_CARDS_AT, akio_cards),
+                    (E.PROG_AT, prog)):
         image[at:at + arr.size] = arr.ravel()
     image[E.DUEL_MASK_AT] = duel_mask
     image[E.DUEL_MASK_AT + 1] = spect_mask

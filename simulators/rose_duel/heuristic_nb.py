@@ -8,7 +8,8 @@ function on the same machine, params row and stream, so the same choice and the 
 from numba import njit
 
 from simulators.common.memory_nb import as_machine_nb
-from simulators.common.rng_nb import popcount_nb, rand_bit_nb, rand_float_nb
+from simulators.common.rng_nb import popcount_nb, rand_float_nb
+from simulators.rose_duel.bits_nb import rand_bit_nb
 from simulators.rose_duel.enums import (
     AKIO_AT, CA_HOSTILE, CA_WIDTH, CARDS_AT, D_REVOLUTION, D_SIDE0, DU_FOCUS, DU_PARRY, DU_STAMINA, DU_THRUST,
     DU_WIDTH, DUEL0, DUELISTS_AT, LOC_BODY, LOC_ROSE, M_RNG, MAX_FOCUS, MAX_KINDS, NO, O_DUELIST, O_FOCUS, O_GOALS,

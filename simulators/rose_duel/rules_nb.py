@@ -16,14 +16,18 @@ face-down hit location (skipped after a sword lock), play cards (duelists duelli
 spectators both kinds), roll initiative, attack against defend, resolve the hit (rose: the
 duel is won; body: wounds and a focus point; object: destroyed, its steps), then fatigue.
 """
+import numpy as np
 from numba import njit, types
 from numba.types import void
 from numba.types import float64 as f8
 from numba.types import int64 as i8
 
 from simulators.common.memory_nb import MACHINE_PTR, as_machine_nb
-from simulators.common.rng_nb import popcount_nb, rand_below_nb, rand_bit_nb, seed_nb
+from simulators.common.rng_nb import (
+    below_nb, popcount_nb, rand_below_nb, seed_nb, set_stream_nb, xoshiro_step_nb,
+)
 from simulators.common.strategy import STRATEGY_T
+from simulators.rose_duel.bits_nb import rand_bit_nb
 from simulators.rose_duel.call_nb import (
     BUILTINS_T, call_strategy_nb, install_nb, params_row_nb, uniform_choice_nb, uniform_strategy_nb,
 )
@@ -60,7 +64,8 @@ from simulators.rose_duel.enums import (
     S_CTX_SEAT, S_CUR, S_DECK_N, S_DISC_N, S_DONE, S_DUELS, S_END, S_EVD_N, S_EVENTS, S_EVX_N, S_FIRST,
     S_HOUSE_DUELIST, S_HOUSE_OUT_TURN, S_HOUSE_START, S_ILLEGAL_SEAT, S_IN_DUEL, S_INVOLVED, S_N_ACTIVE,
     S_N_PLAYERS, S_POOL, S_REVOLUTIONS, S_TURN, S_VICTOR, S_VICTOR_CHANGES, S_VICTOR_REST, S_WINNER, SEAT0, SEAT_W,
-    SIDE_W, SPLIT_AT, SPLIT_MASK_AT, ST_INIT, ST_PARRY, ST_STRENGTH, ST_THRUST, STATE0, STATE_END, TRACE_W,
+    SIDE_W, SPLIT_AT, SPLIT_MASK_AT, SPLIT_SEL_AT, N_SPLITS,
+    ST_INIT, ST_PARRY, ST_STRENGTH, ST_THRUST, STATE0, STATE_END, TRACE_W,
     UNPLAYED_VICTOR, HOUSE_GOALS_WINNER, STATUS_UNINVOLVED, STATUS_TURN_PLAYER, BOTH_COLLAPSE_VICTOR,
     REV_PLAYERS_ACTIVE, WHO_ALL, WHO_OTHERS, WHO_SELF, WHO_TARGET, X_AKIO, X_ALLOC, X_BASE_P, X_BASE_S, X_BASE_T,
     X_DMOD, X_DUELIST, X_FOCUS, X_GUARD, X_LOC, X_MAXST, X_PMOD, X_SEAT, X_STAMINA, X_UNARMED, YES, FOCUS_MEMO_AT,
@@ -105,6 +110,23 @@ def roll_nb(m):
     if m[SCR_ON]:
         return scripted_roll_nb(m)
     return 1 + rand_below_nb(m, M_RNG, m[RULES_AT + R_DIE])
+
+
+@njit(cache=True, inline='always')
+def load_stream_nb(m):
+    """The game stream's four state words (uint64), to draw on in locals (``roll_local_nb``); ``set_stream_nb``
+    stores them back before anything else draws."""
+    return np.uint64(m[M_RNG]), np.uint64(m[M_RNG + 1]), np.uint64(m[M_RNG + 2]), np.uint64(m[M_RNG + 3])
+
+
+@njit(cache=True, inline='always')
+def roll_local_nb(m, scr, die, s0, s1, s2, s3):
+    """``roll_nb`` on a stream state held in locals: (the roll, the new state). ``scr``: a scripted game (the
+    script's next die; the stream is not drawn)."""
+    if scr:
+        return scripted_roll_nb(m), s0, s1, s2, s3
+    u, s0, s1, s2, s3 = xoshiro_step_nb(s0, s1, s2, s3)
+    return 1 + below_nb(u, die), s0, s1, s2, s3
 
 
 @njit(cache=True, inline='always')
@@ -158,12 +180,14 @@ def goal_bit_nb(m, d):
 @njit(cache=True, inline='always')
 def hand_mask_nb(m, p, kinds):
     """Hand slots of seat ``p`` holding a card whose kind bit is in ``kinds``. Branch-free: whether a slot's
-    card is of those kinds is as random as the deal (a branch per slot was mispredicted)."""
+    card is of those kinds is as random as the deal (a branch per slot was mispredicted), and so is the hand's
+    size, so every slot is tested (an unrolled loop; the slots past the hand hold old kinds or 0, in range
+    for the shift through ``& 63``) and the bits past the hand are cleared."""
     b = sb(p)
     r = 0
-    for i in range(m[b + O_HAND_N]):
-        r |= ((kinds >> m[b + O_HAND + i]) & 1) << i
-    return r
+    for i in range(HAND_MAX):
+        r |= ((kinds >> (m[b + O_HAND + i] & 63)) & 1) << i
+    return r & ((1 << m[b + O_HAND_N]) - 1)
 
 
 @njit(cache=True, inline='always')
@@ -234,10 +258,23 @@ def house_choice_nb(m, phase, mask):
     return PASS_BIT
 
 
-@njit(i8(MP, i8, i8, i8), cache=True)
+@njit(cache=True, inline='always')
 def ask_nb(m, seat, phase, mask):
     """The seat's choice for a decision: its strategy (the house: ``house_choice_nb``). An
-    illegal answer ends the game (END_ILLEGAL) and the lowest legal option stands in."""
+    illegal answer ends the game (END_ILLEGAL) and the lowest legal option stands in.
+
+    Inline: a seat playing the built-in ``random`` draws its choice here (``ask_call_nb`` would draw the same:
+    one ``uniform_choice_nb`` draw, always a legal option of a non-empty mask), without the call (a call's
+    prologue and spills cost about as much as the draw, on ~600 decisions a game)."""
+    if seat >= 0 and seat < HOUSE and mask != 0 and (m[C_UNIFORM] >> seat) & 1:
+        return uniform_choice_nb(m, mask)
+    return ask_call_nb(m, seat, phase, mask)
+
+
+@njit(i8(MP, i8, i8, i8), cache=True)
+def ask_call_nb(m, seat, phase, mask):
+    """``ask_nb`` past the inline draw of the built-in ``random``: the house's policy, the inline heuristics, a
+    strategy called through its address; the legality check."""
     if seat >= HOUSE or seat < 0:
         return house_choice_nb(m, phase, mask)
     if (m[C_UNIFORM] >> seat) & 1:
@@ -261,15 +298,21 @@ def ask_focus_nb(m, seat, f):
     heuristics' split is a function of the seat's params, ``f`` and whether it splits as Akio, and draws nothing:
     it is kept per seat (FOCUS_MEMO_AT) once asked, so the search (~30 ns, ~10% of a heuristic game) runs a few
     times a chunk. An answer is kept only from a game that goes on (not one the ask ended as illegal). Inline:
-    the other seats go straight to ``ask_nb``."""
-    if seat < 0 or seat >= HOUSE or (m[C_HEUR] >> seat) & 1 == 0:
+    the other seats go straight to ``ask_nb``. A seat playing the built-in ``random`` draws as ``ask_nb`` would
+    (``rand_bit_nb``: one ``rand_below_nb`` of the mask's popcount) and reads that set bit from SPLIT_SEL_AT
+    instead of searching the mask (the search, ~25 cycles of dependent steps, was ~4% of a random game)."""
+    if seat < 0 or seat >= HOUSE:
         return ask_nb(m, seat, PH_FOCUS, m[SPLIT_MASK_AT + f])
+    if (m[C_UNIFORM] >> seat) & 1:
+        return m[SPLIT_SEL_AT + f * N_SPLITS + rand_below_nb(m, M_RNG, popcount_nb(m[SPLIT_MASK_AT + f]))]
+    if (m[C_HEUR] >> seat) & 1 == 0:
+        return ask_call_nb(m, seat, PH_FOCUS, m[SPLIT_MASK_AT + f])
     akio = akio_focus_nb(m, seat, (m[C_AKIO_MODE] >> seat) & 1 != 0)
     at = FOCUS_MEMO_AT + (2 * seat + akio) * (MAX_FOCUS + 1) + f
     k = m[at]
     if k < 0:
         done = m[S_DONE]
-        k = ask_nb(m, seat, PH_FOCUS, m[SPLIT_MASK_AT + f])
+        k = ask_call_nb(m, seat, PH_FOCUS, m[SPLIT_MASK_AT + f])
         if m[S_DONE] == done:
             m[at] = k
     return k
@@ -725,6 +768,11 @@ def fight_nb(m):
                 q = m[d + D_SPEC0 + sp]
                 if q >= 0 and m[sb(q) + O_IN] and hand_mask_nb(m, q, sk) != 0:
                     play_duel_card_nb(m, 0, q)
+        # the initiative and attack rolls draw on the stream's state held in locals (loaded here, stored after
+        # the attack): nothing between them draws or calls, and a roll's state no longer goes through memory
+        scr = m[SCR_ON] != 0
+        die = m[RULES_AT + R_DIE]
+        s0, s1, s2, s3 = load_stream_nb(m)
         if m[d + D_NEXT_ATT] >= 0:
             att = m[d + D_NEXT_ATT]
         else:
@@ -732,8 +780,10 @@ def fight_nb(m):
             x1 = xb(1)
             att = -1
             for _ in range(50):
-                r0 = roll_nb(m) + m[x0 + X_ALLOC + 2] + mod_nb(m, x0, ST_INIT)
-                r1 = roll_nb(m) + m[x1 + X_ALLOC + 2] + mod_nb(m, x1, ST_INIT)
+                u, s0, s1, s2, s3 = roll_local_nb(m, scr, die, s0, s1, s2, s3)
+                r0 = u + m[x0 + X_ALLOC + 2] + mod_nb(m, x0, ST_INIT)
+                u, s0, s1, s2, s3 = roll_local_nb(m, scr, die, s0, s1, s2, s3)
+                r1 = u + m[x1 + X_ALLOC + 2] + mod_nb(m, x1, ST_INIT)
                 emit_nb(m, -1, EV_INITIATIVE, r0, r1, 0)
                 if r0 != r1:
                     att = 0 if r0 > r1 else 1
@@ -746,8 +796,11 @@ def fight_nb(m):
         thrust = m[xa + X_BASE_T] + mod_nb(m, xa, ST_THRUST)
         if not m[xa + X_UNARMED]:
             thrust += m[xa + X_ALLOC]
-        a = thrust + roll_nb(m)
-        df = m[xd + X_BASE_P] + m[xd + X_ALLOC + 1] + mod_nb(m, xd, ST_PARRY) + roll_nb(m)
+        u, s0, s1, s2, s3 = roll_local_nb(m, scr, die, s0, s1, s2, s3)
+        a = thrust + u
+        u, s0, s1, s2, s3 = roll_local_nb(m, scr, die, s0, s1, s2, s3)
+        df = m[xd + X_BASE_P] + m[xd + X_ALLOC + 1] + mod_nb(m, xd, ST_PARRY) + u
+        set_stream_nb(m, M_RNG, s0, s1, s2, s3)
         emit_nb(m, m[xa + X_SEAT], EV_ATTACK, att, a, df)
         m[d + D_CNT_PHASES] += 1
         if a > df:
@@ -1112,30 +1165,34 @@ def status_update_nb(m, p):
     """Step 4: heal 1 Stamina and 1 Focus (up to the card's maximum) and remove 1 point of every
     lasting effect, for the players the rule names."""
     rule = m[RULES_AT + R_STATUS_UPDATE]
+    inv = m[S_INVOLVED]
+    tracing = m[M_TRACE_CAP] != 0
     for q in range(m[S_N_PLAYERS]):
+        # branch-free (who is in and who was involved are as random as the turn, and so are the outcomes:
+        # branches here were mispredicted): a seat the update skips keeps its values (stored back unchanged).
+        # The same updates as "if Stamina or Focus is below its maximum, both +1 up to it; each modifier one
+        # point towards 0"
         b = sb(q)
-        if not m[b + O_IN]:
-            continue
-        if rule == STATUS_UNINVOLVED and (m[S_INVOLVED] >> q) & 1:
-            continue
-        if rule == STATUS_TURN_PLAYER and q != p:
-            continue
-        # branch-free (the outcomes are random: branches here were mispredicted): the same updates as
-        # "if Stamina or Focus is below its maximum, both +1 up to it; each modifier one point towards 0"
+        on = m[b + O_IN] != 0
+        if rule == STATUS_UNINVOLVED:
+            on &= ((inv >> q) & 1) == 0
+        elif rule == STATUS_TURN_PLAYER:
+            on &= q == p
         st = m[b + O_STAMINA]
         fo = m[b + O_FOCUS]
         mst = m[b + O_MAXST]
         mfo = m[b + O_MAXFO]
-        heal = (st < mst) | (fo < mfo)
+        heal = on & ((st < mst) | (fo < mfo))
         m[b + O_STAMINA] = min(st + 1, mst) if heal else st
         m[b + O_FOCUS] = min(fo + 1, mfo) if heal else fo
-        changed = heal | (m[b + O_UNARMED] != 0)
+        un = m[b + O_UNARMED]
+        changed = heal | (un != 0)
         for j in range(N_STATS):
             x = m[b + O_MOD + j]
-            m[b + O_MOD + j] = x - (x > 0) + (x < 0)
+            m[b + O_MOD + j] = x - (x > 0) + (x < 0) if on else x
             changed |= x != 0
-        m[b + O_UNARMED] = 0
-        if changed:
+        m[b + O_UNARMED] = 0 if on else un
+        if tracing and on and changed:
             emit_nb(m, q, EV_STATUS, m[b + O_STAMINA], m[b + O_FOCUS], 0)
 
 
