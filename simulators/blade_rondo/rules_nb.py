@@ -1293,8 +1293,7 @@ def coin_exchange_nb(m, seat):
 # ----------------------------------------------------------------------------- the turn
 @njit(b1(MP, i8), cache=True)
 def _turn_open_nb(m, seat):
-    """``turn_start_nb`` up to the subordinates: Voltage (or Burst), the gold-coin exchange, attached statuses.
-    True when a Burst ended the game (the turn stops there)."""
+    """``turn_start_nb``'s Voltage (or Burst). True when a Burst ended the game (the turn stops there)."""
     m[S_ACTIVE] = seat
     m[S_PHASE] = 1
     sb = SEAT0 + seat * SEAT_W
@@ -1309,36 +1308,33 @@ def _turn_open_nb(m, seat):
     else:
         m[sb + O_VOLT] += 1
         emit_nb(m, seat, EV_TURN, m[sb + O_VOLT], 1 if night_nb(m) else 0, 0)
-    if m[sb + O_COINS] > 0:
-        coin_exchange_nb(m, seat)
-    # attached statuses with start-of-turn effects, in the order they were attached (a card under a Seal
-    # too, with rules.sealed_attachment_counts)
-    if m[sb + O_NTOS] <= 0:
-        return False
-    done = 0
-    while m[S_DONE] == 0:
-        best = -1
-        best_order = 1 << 60
-        x = (1 << (2 * SLOTS)) - 1
-        while x:
-            g = lowest_bit_nb(x)
-            x &= x - 1
-            sl = SLOT0 + g * SLOT_W
-            if (done >> g) & 1:
-                continue
-            st = m[sl + L_STATUS]
-            z = m[sl + L_ZONE]
-            if st < 0 or m[sl + L_STSEAT] != seat or m[STATUS_AT + st * ST_WIDTH + ST_TOS_N] == 0:
-                continue
-            if z != Z_SET and not (z == Z_UNDER and m[RULES_AT + R_SEAL_COUNTS]):
-                continue
-            if m[sl + L_ORDER] < best_order:
-                best = g
-                best_order = m[sl + L_ORDER]
-        if best < 0:
-            break
-        done |= 1 << best
-        st = m[SLOT0 + best * SLOT_W + L_STATUS]
+    return False
+
+
+@njit(i8(MP, i8, i8), cache=True)
+def _next_status_nb(m, seat, done):
+    """The status attached by ``seat`` with start-of-turn effects that was attached first among those not in
+    ``done`` (a global-slot mask), a card under a Seal too with rules.sealed_attachment_counts; its frame is
+    set up (``FRAMES``). -1 when none is left."""
+    best = -1
+    best_order = 1 << 60
+    x = (1 << (2 * SLOTS)) - 1
+    while x:
+        g = lowest_bit_nb(x)
+        x &= x - 1
+        sl = SLOT0 + g * SLOT_W
+        if (done >> g) & 1:
+            continue
+        st = m[sl + L_STATUS]
+        z = m[sl + L_ZONE]
+        if st < 0 or m[sl + L_STSEAT] != seat or m[STATUS_AT + st * ST_WIDTH + ST_TOS_N] == 0:
+            continue
+        if z != Z_SET and not (z == Z_UNDER and m[RULES_AT + R_SEAL_COUNTS]):
+            continue
+        if m[sl + L_ORDER] < best_order:
+            best = g
+            best_order = m[sl + L_ORDER]
+    if best >= 0:
         fr = FRAMES
         for k in range(FRAME_W):
             m[fr + k] = 0
@@ -1348,10 +1344,7 @@ def _turn_open_nb(m, seat):
         m[fr + F_SUB] = -1
         m[fr + F_ACTION] = -1
         m[fr + F_KIND] = K_SUBACTION
-        run_rows_nb(m, seat, fr, m[STATUS_AT + st * ST_WIDTH + ST_TOS],
-                    m[STATUS_AT + st * ST_WIDTH + ST_TOS_N], best)
-        check_ko_nb(m)
-    return False
+    return best
 
 
 @njit(i8(MP, i8, i8), cache=True)
@@ -1382,13 +1375,26 @@ def _next_sub_nb(m, seat, done):
 
 @njit(cache=True, inline='always')
 def turn_start_nb(m, seat):
-    """T1: Voltage (or Burst), the gold-coin exchange, attached statuses (``_turn_open_nb``), then subordinates
-    in the order they entered, each one's actions run before the next is chosen.
+    """T1: Voltage (or Burst: ``_turn_open_nb``), the gold-coin exchange, attached statuses in the order they were
+    attached, then subordinates in the order they entered, each one's rows or actions run before the next is
+    chosen.
 
-    Inlined, with the subordinates' queue run here: as a typed function that ran the queue itself, it linked
-    ``one_action_nb`` and everything under it, which LLVM re-optimised once more (~1 s of a cold compile); its
-    callers run the queue anyway."""
+    Inlined, with the exchange, the statuses' rows and the subordinates' queue run here: as a typed function that
+    ran them itself, it linked ``coin_exchange_nb``, ``run_rows_nb`` and ``one_action_nb`` and everything under
+    them, which LLVM re-optimised once more (~1.5 s of a cold compile); its callers link them anyway."""
     if not _turn_open_nb(m, seat):
+        if m[SEAT0 + seat * SEAT_W + O_COINS] > 0:
+            coin_exchange_nb(m, seat)
+        if m[SEAT0 + seat * SEAT_W + O_NTOS] > 0:  # attached statuses with start-of-turn effects, in attach order
+            done = 0
+            while m[S_DONE] == 0:
+                g = _next_status_nb(m, seat, done)
+                if g < 0:
+                    break
+                done |= 1 << g
+                st = STATUS_AT + m[SLOT0 + g * SLOT_W + L_STATUS] * ST_WIDTH
+                run_rows_nb(m, seat, FRAMES, m[st + ST_TOS], m[st + ST_TOS_N], g)
+                check_ko_nb(m)
         if m[SEAT0 + seat * SEAT_W + O_SUBS] != 0:  # most turns: no subordinate, nothing to scan
             done = 0
             while m[S_DONE] == 0:
