@@ -323,7 +323,7 @@ def simulate_chunk(tables: Tables, settings: dict, start: int, count: int, key: 
     ``out``: a ``record_dt`` array of ``count`` rows to write into (every field of every row is written) instead
     of a new one; ``balance.runs.Prepared.chunk(reuse=True)`` passes its buffer, so a worker does not fault in
     fresh zeroed pages for every chunk."""
-    from simulators.colosseum.rules_nb import simulate_chunk_nb
+    from simulators.colosseum.rules_nb import chunk_mode, simulate_chunk_nb
 
     if out is None:
         out = np.zeros(count, dtype=E.record_dt)
@@ -333,7 +333,7 @@ def simulate_chunk(tables: Tables, settings: dict, start: int, count: int, key: 
     m = machine if machine is not None else new_machine(tables)
     fixed = np.append(fixed_picks(tables, settings), np.int64(bool(settings.get("swap_seats"))))  # [4]: seat swap
     m[E.M_INLINE_RANDOM] = _inline_random_bits(strategies)
-    simulate_chunk_nb()(
+    simulate_chunk_nb(chunk_mode(m, setup, fixed))(
         m, np.int64(start), np.int64(count), key, np.int64(setup), fixed,
         strategies[0].fn, params[0], strategies[1].fn, params[1], np.int64(0), np.int64(1), out,
     )

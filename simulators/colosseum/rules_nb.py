@@ -221,7 +221,7 @@ def update_tide_aura_nb(m, seat, run_effects):
             effects_nb(m, seat, m[ch + CH_TA_EFF], m[ch + CH_TA_EFF_N], SRC_TA)
 
 
-@njit(void(MP, i8), cache=True)
+@njit(cache=True)
 def _exert_od_nb(m, seat):
     b = SEAT0 + seat * SEAT_W
     od = m[b + O_OD]
@@ -231,7 +231,7 @@ def _exert_od_nb(m, seat):
     effects_nb(m, seat, od_nb(m, od, OD_STAGE_EFF + 2 * st), od_nb(m, od, OD_STAGE_EFF + 2 * st + 1), SRC_OD)
 
 
-@njit(i8(MP, i8, i8, b1, b1), cache=True)
+@njit(cache=True)
 def _overdrives_nb(m, k0, k1, ready0, ready1):
     """Process 2. Returns a bit mask of the seats whose Overdrive exerted (bit 2: game over)."""
     b0 = SEAT0
@@ -293,7 +293,7 @@ def resolve_round_nb(m, c0, c1):
     _resolve_round_nb(as_machine_nb(m), c0, c1)
 
 
-@njit(i8(MP, i8, i8, i8, i8, i8, i8, i8, i8, b1, b1), cache=True)
+@njit(cache=True)
 def _process3_nb(m, rnd, c0, c1, k0, k1, d0, dest0, dest1, ready0, ready1):
     """Process 3 (no Overdrive exerted): matchup, range, Hits, damage, dice influence.
     Returns bit 0/1: seat 0/1 Hit; bit 2: the game is over."""
@@ -356,7 +356,7 @@ def _process3_nb(m, rnd, c0, c1, k0, k1, d0, dest0, dest1, ready0, ready1):
     return hits
 
 
-@njit(void(MP, i8, i8), cache=True)
+@njit(cache=True)
 def _resolve_round_nb(m, c0, c1):
     rnd = m[S_ROUND]
     b0 = SEAT0
@@ -541,7 +541,7 @@ def deal_characters_nb(m, n_each):
     return _deal_characters_nb(as_machine_nb(m), n_each)
 
 
-@njit(UniTuple(i8, 2)(MP, i8), cache=True)
+@njit(cache=True)
 def _deal_characters_nb(m, n_each):
     left = (1 << m[M_N_CHARS]) - 1
     deal0 = 0
@@ -568,7 +568,7 @@ def allowed_nb(m, seat, field, mask):
 
 
 # ----------------------------------------------------------------------------- the game loop (takes strategies)
-@njit(i8(MP, i8), cache=True)
+@njit(cache=True)
 def _draw_nb(m, mask):
     """The built-in random strategy's draw (``random_nb``), compiled once."""
     return rand_bit_nb(m, M_RNG, mask)
@@ -585,7 +585,7 @@ def ask_nb(m, v, strat, params, phase, seat, mask):
     return strat(phase, v, seat, mask, params)
 
 
-@njit(void(MP, i8[::1], i8, i8[::1], STRATEGY_T, f8[::1], STRATEGY_T, f8[::1]), cache=True)
+@njit(cache=True)
 def setup_game_nb(m, v, setup, fixed, strat0, params0, strat1, params1):
     """Characters (no mirror), the starting position, then the hidden Overdrive choices.
 
@@ -594,9 +594,9 @@ def setup_game_nb(m, v, setup, fixed, strat0, params0, strat1, params1):
     other way round (pins included); the strategies keep their seats and every draw and choice is made
     in the deal's order, so with one strategy on both seats the swapped game is the mirror.
 
-    A call, not inlined: two random seats on the plain random deal take ``_random_deal_nb`` instead, and for
-    the heuristics a call is a fraction of a percent of a game, while numba's inlining of it (a deep copy of
-    its IR into the chunk kernel and ``checked_nb``) cost ~10 s of the cold compile."""
+    A call, not inlined: two random seats on the plain random deal take ``_random_deal_nb`` instead; for greedy
+    a call cost ~1.5% of a game (in one process), numba's inlining of it (a deep copy of its IR into each
+    caller) ~10 s of the cold compile."""
     init_state_nb(m)
     pool = (1 << m[M_N_CHARS]) - 1
     sw = fixed[4] if fixed.size > 4 else 0
@@ -675,7 +675,7 @@ def setup_game_nb(m, v, setup, fixed, strat0, params0, strat1, params1):
     finish_setup_nb(m)
 
 
-@njit(void(MP, i8[::1], STRATEGY_T, f8[::1], STRATEGY_T, f8[::1], i8), cache=True)
+@njit(cache=True)
 def play_game_nb(m, v, strat0, params0, strat1, params1, sw):
     """Rounds until a KO, an illegal choice or the round cap (a timeout, scored as a draw). ``sw`` = 1
     (swapped deals) asks seat 2 first, so that the choices follow the deal (see setup_game_nb)."""
@@ -729,7 +729,7 @@ def _flush_nb(m, dist, e0, e1, e2, hp0, hp1, dmg0, dmg1, ta0, ta1):
     m[SEAT0 + SEAT_W + O_TA] = ta1
 
 
-@njit(UniTuple(i8, 10)(MP), cache=True)
+@njit(cache=True)
 def _reload_nb(m):
     return (m[S_DIST], m[S_DICE], m[S_DICE + 1], m[S_DICE + 2], m[SEAT0 + O_HP], m[SEAT0 + SEAT_W + O_HP],
             m[SEAT0 + O_DMG], m[SEAT0 + SEAT_W + O_DMG], m[SEAT0 + O_TA], m[SEAT0 + SEAT_W + O_TA])
@@ -747,13 +747,13 @@ def _ko_nb(m, hp0, hp1):
         m[S_END] = END_KO
 
 
-@njit(b1(MP, i8, i8, i8), cache=True)
+@njit(cache=True)
 def _od_ready_typed_nb(m, seat, od, dist):
     """``od_ready_nb`` compiled once (numba would copy an inline='always' chain into every call site)."""
     return od_ready_nb(m, seat, od, dist)
 
 
-@njit(void(MP, i8, i8), cache=True)
+@njit(cache=True)
 def _fast_round_nb(m, c0, c1):
     """``_resolve_round_nb`` for an untraced game (``M_TRACE_CAP`` 0): same effect on the machine.
 
@@ -977,10 +977,11 @@ def _fast_round_nb(m, c0, c1):
     m[S_ROUND] = rnd + 1
 
 
-@njit(void(MP, i8[::1], STRATEGY_T, f8[::1], STRATEGY_T, f8[::1], i8), cache=True, inline='always')
+@njit(cache=True, inline='always')
 def play_game_fast_nb(m, v, strat0, params0, strat1, params1, sw):
-    """``play_game_nb`` with ``_fast_round_nb`` (untraced games only). Inlined into the chunk kernel (the
-    round stays a typed call: inlined it saved ~3% and doubled the cold compile)."""
+    """``play_game_nb`` with ``_fast_round_nb`` (untraced games only). Inlined into the general chunk kernel
+    (as a call greedy games were 5% slower, in one process); the round stays a call (inlined it saved ~3% and
+    doubled the cold compile)."""
     max_rounds = m[RULES_AT + R_MAX_ROUNDS]
     while not m[S_DONE]:
         if m[S_ROUND] >= max_rounds:
@@ -1024,12 +1025,13 @@ def _draw_local_nb(mask, s0, s1, s2, s3):
     return select_bit_nb(mask, below_nb(r, n)), s0, s1, s2, s3
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _random_deal_nb(m, s0, s1, s2, s3):
     """The draws of ``setup_game_nb``'s random deal for two seats of the built-in random strategy (nothing pinned,
     deals not swapped) from a game's fresh stream ``s0..s3``, in its order (the characters, then the Overdrives
     as ``ask_nb`` draws them): (c0, c1, o0, o1, the stream after them). Arithmetic on locals only, so the chunk
-    kernel draws the next game's deal while this game is set up and played."""
+    kernel draws the next game's deal while this game is set up and played. Inlined (random games x1.009 in one
+    process, for ~6 s of the random kernel's cold compile; one call site in a loop from -1 was ~0.7% slower)."""
     pool = (1 << m[M_N_CHARS]) - 1
     c0, s0, s1, s2, s3 = _draw_local_nb(allowed_nb(m, 0, FORBID_CHAR, pool), s0, s1, s2, s3)
     c1, s0, s1, s2, s3 = _draw_local_nb(allowed_nb(m, 1, FORBID_CHAR, pool & ~(1 << c0)), s0, s1, s2, s3)
@@ -1222,7 +1224,7 @@ def _effects_local_nb(m, seat, start, n, dist, e0, e1, e2, hp0, hp1, dmg0, dmg1,
     return dist, e0, e1, e2, hp0, hp1, dmg0, dmg1, hand0, hand1, sealed
 
 
-@njit(void(MP, i8), cache=True)
+@njit(cache=True)
 def _random_game_nb(m, sw):
     """``play_game_fast_nb`` for two seats of the built-in random strategy (``M_INLINE_RANDOM`` = 3, no trace):
     the same draws from the same stream, the same rounds (``_fast_round_nb``), the same machine at the end."""
@@ -1571,50 +1573,70 @@ def write_record_nb(out, i, g, m, sid0, sid1):
     r.dmg1 = m[b1 + O_DMG]
 
 
-def _simulate_chunk(machine, start, count, key, setup, fixed, strat0, params0, strat1, params1, sid0, sid1, out):
-    """Play games ``start .. start+count-1`` of a run into ``out`` (record_dt[count]).
+# The chunk kernel comes in one variant per way of playing a chunk's games (``chunk_mode``), each compiled on
+# first use: a random demo run compiles the random game alone, not the general and traced rounds, the setups
+# with strategy choices and the strategy calls it never takes.
+CHUNK_AHEAD, CHUNK_RANDOM, CHUNK_FAST, CHUNK_TRACED = 0, 1, 2, 3
 
-    Game ``g`` is seeded from ``(key, g)`` alone, so any chunking gives the same rows.
-    """
-    # ``machine`` and the params stay alive for the whole call: the views need no reference counts
-    v = unmanaged_view_nb(machine)
-    m = as_machine_nb(machine)
-    params0 = unmanaged_nb(params0)
-    params1 = unmanaged_nb(params1)
-    sw = fixed[4] if fixed.size > 4 else 0
-    pinned = False
-    for j in range(4):
-        pinned |= fixed[j] >= 0
-    # two built-in random seats, untraced, the plain random deal: the deal drawn on locals, one game ahead
-    ahead = m[M_INLINE_RANDOM] == 3 and m[M_TRACE_CAP] == 0 and setup == SETUP_RANDOM and not pinned and sw == 0
-    z0, z1, z2, z3 = seed_words_nb(key, start)
-    c0, c1, o0, o1, z0, z1, z2, z3 = _random_deal_nb(m, z0, z1, z2, z3) if ahead else (0, 0, 0, 0, z0, z1, z2, z3)
-    for i in range(count):
-        g = start + i
-        set_stream_nb(m, M_RNG, z0, z1, z2, z3)
-        if ahead:
-            _setup_picks_nb(m, c0, c1, o0, o1)
-        # the next game's stream (and deal) now: their latency overlaps this game instead of delaying the next
-        z0, z1, z2, z3 = seed_words_nb(key, g + 1)
-        if ahead:
+
+def chunk_mode(m, setup, fixed) -> int:
+    """The variant for a chunk on machine ``m`` (``M_INLINE_RANDOM`` and ``M_TRACE_CAP`` set) with ``setup`` and
+    ``fixed`` (the pins, then the seat swap): traced games take the traced rounds; two built-in random seats the
+    random game, on the plain random deal with nothing pinned and no swap with each game's deal drawn a game
+    ahead; any other seats the general untraced rounds."""
+    if m[M_TRACE_CAP] != 0:
+        return CHUNK_TRACED
+    if m[M_INLINE_RANDOM] != 3:
+        return CHUNK_FAST
+    plain = setup == SETUP_RANDOM and all(int(x) < 0 for x in fixed[:4]) and not (fixed.size > 4 and fixed[4])
+    return CHUNK_AHEAD if plain else CHUNK_RANDOM
+
+
+def _chunk_kernel(mode):
+    """The chunk kernel for ``mode`` (a closure constant: numba prunes the other variants' branches, so their
+    callees are neither typed nor compiled)."""
+    def _simulate_chunk(machine, start, count, key, setup, fixed, strat0, params0, strat1, params1, sid0, sid1, out):
+        """Play games ``start .. start+count-1`` of a run into ``out`` (record_dt[count]).
+
+        Game ``g`` is seeded from ``(key, g)`` alone, so any chunking gives the same rows.
+        """
+        # ``machine`` and the params stay alive for the whole call: the views need no reference counts
+        v = unmanaged_view_nb(machine)
+        m = as_machine_nb(machine)
+        params0 = unmanaged_nb(params0)
+        params1 = unmanaged_nb(params1)
+        sw = fixed[4] if fixed.size > 4 else 0
+        z0, z1, z2, z3 = seed_words_nb(key, start)
+        c0 = c1 = o0 = o1 = 0
+        if mode == CHUNK_AHEAD:  # the deal drawn on locals, one game ahead
             c0, c1, o0, o1, z0, z1, z2, z3 = _random_deal_nb(m, z0, z1, z2, z3)
-        else:
-            setup_game_nb(m, v, setup, fixed, strat0, params0, strat1, params1)
-        if not m[S_DONE]:
-            if m[M_TRACE_CAP] != 0:
-                play_game_nb(m, v, strat0, params0, strat1, params1, sw)
-            elif m[M_INLINE_RANDOM] == 3:
-                _random_game_nb(m, sw)
+        for i in range(count):
+            g = start + i
+            set_stream_nb(m, M_RNG, z0, z1, z2, z3)
+            if mode == CHUNK_AHEAD:
+                _setup_picks_nb(m, c0, c1, o0, o1)
+            # the next game's stream (and deal) now: their latency overlaps this game instead of delaying the next
+            z0, z1, z2, z3 = seed_words_nb(key, g + 1)
+            if mode == CHUNK_AHEAD:
+                c0, c1, o0, o1, z0, z1, z2, z3 = _random_deal_nb(m, z0, z1, z2, z3)
             else:
-                play_game_fast_nb(m, v, strat0, params0, strat1, params1, sw)
-        write_record_nb(out, i, g, m, sid0, sid1)
+                setup_game_nb(m, v, setup, fixed, strat0, params0, strat1, params1)
+            if not m[S_DONE]:
+                if mode == CHUNK_TRACED:
+                    play_game_nb(m, v, strat0, params0, strat1, params1, sw)
+                elif mode == CHUNK_FAST:
+                    play_game_fast_nb(m, v, strat0, params0, strat1, params1, sw)
+                else:
+                    _random_game_nb(m, sw)
+            write_record_nb(out, i, g, m, sid0, sid1)
+    return _simulate_chunk
 
 
 _compiled = {}
 
 
-def simulate_chunk_nb():
-    """The compiled chunk kernel (compiled or loaded from the cache on first use)."""
-    if "chunk" not in _compiled:
-        _compiled["chunk"] = njit(CHUNK_SIG, cache=True)(_simulate_chunk)
-    return _compiled["chunk"]
+def simulate_chunk_nb(mode: int = CHUNK_FAST):
+    """The compiled chunk kernel for ``mode`` (``chunk_mode``; compiled or loaded from the cache on first use)."""
+    if mode not in _compiled:
+        _compiled[mode] = njit(CHUNK_SIG, cache=True)(_chunk_kernel(mode))
+    return _compiled[mode]
