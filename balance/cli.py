@@ -308,7 +308,10 @@ def validate(target, override):
 
 @cli.command()
 @click.argument("game")
-@click.option("--games", "n_games", default=None, type=int, help="games per measurement (default: about 2 s each)")
+@click.option("--games", "n_games", default=None, type=int,
+              help="games per measurement (default: about 0.4 CPU-s each; with --workers about 4 s of work)")
+@click.option("--reps", default=5, type=click.IntRange(min=1), show_default=True,
+              help="timed repetitions per strategy: the best and the median are shown")
 @click.option("--strategy", multiple=True, metavar="NAME", help="strategies to measure (default: all)")
 @click.option("--plugin", multiple=True, metavar="MODULE")
 @click.option("--set", "game_set", multiple=True, metavar="KEY=VALUE", help="a game option, e.g. players=4")
@@ -317,8 +320,12 @@ def validate(target, override):
                    "processes, e.g. 1,2; games/s and the ratio to the first")
 @click.option("--reference", is_flag=True,
               help="instead: the Numba / plain-Python reference engine speed ratio on one core (colosseum, rose_duel)")
-def bench(game, n_games, strategy, plugin, game_set, reference, workers_list):
-    """Games per second on one core for each strategy (mirror pairs), and compile/load time.
+def bench(game, n_games, reps, strategy, plugin, game_set, reference, workers_list):
+    """Games per CPU-second on one core for each strategy (mirror pairs), and compile/load time.
+
+    Each strategy: ``--reps`` timed repetitions of the same chunk size, the best and the median shown. Timed with
+    this thread's CPU time: on a shared machine the wall clock also counts the time spent waiting for a core.
+    Records go into one kept buffer sized before the timing, as a run's workers write them.
 
     With --workers 1,2: games per second of whole runs with 1 and 2 worker processes and their ratio
     (default strategy: random; default games: about 4 s of work per worker count)."""
@@ -345,22 +352,32 @@ def bench(game, n_games, strategy, plugin, game_set, reference, workers_list):
     if reference:
         _bench_reference(game)
         return
-    click.echo(f"{'pair':<22}{'compile/load s':>15}{'games/s/core':>15}{'rounds/game':>13}")
+    click.echo(f"one core, best of {reps} repetitions{load}")
+    click.echo(f"{'pair':<22}{'compile/load s':>15}{'games/CPU-s':>14}{'median':>12}{'rounds/game':>13}")
     for name in names:
         prep = Prepared(RunSpec(game=game, games=1, strategies=[name, name],
                                 options=_options(game_set, None)).normalised())
         t = time.perf_counter()
         prep.chunk(0, 1)
         compile_s = time.perf_counter() - t
-        n = n_games or 2000
-        while True:
-            t = time.perf_counter()
-            recs = prep.chunk(0, n, reuse=True)  # into one kept buffer, as the run's workers write
-            dt = time.perf_counter() - t
-            if n_games or dt > 1.5:
+        n = n_games or 500
+        while not n_games:  # size the repetitions: about 0.4 CPU-s each
+            t = time.thread_time()
+            prep.chunk(0, n)
+            dt = time.thread_time() - t
+            if dt > 0.1:
+                n = max(1, int(n * 0.4 / dt))
                 break
-            n = int(n * min(20, max(2, 2.0 / max(dt, 1e-6))))
-        click.echo(f"{name + ' vs ' + name:<22}{compile_s:>15.2f}{n / dt:>15,.0f}{recs['rounds'].mean():>13.2f}")
+            n *= 10
+        prep.chunk(0, n, reuse=True)  # the kept buffer at its size (its pages faulted in), as after a worker's first chunk
+        rates = []
+        for r in range(reps):
+            t = time.thread_time()
+            recs = prep.chunk((r + 1) * n, n, reuse=True)
+            rates.append(n / max(time.thread_time() - t, 1e-9))
+        rates.sort()
+        click.echo(f"{name + ' vs ' + name:<22}{compile_s:>15.2f}{rates[-1]:>14,.0f}{rates[len(rates) // 2]:>12,.0f}"
+                   f"{recs['rounds'].mean():>13.2f}")
 
 
 def _worker_counts(text: str) -> list[int]:

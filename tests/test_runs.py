@@ -255,6 +255,18 @@ def test_bench_scaling_reports_each_worker_count(capsys):
     assert_one_line_error(code, err, "--workers")
 
 
+def test_bench_reports_best_and_median_per_strategy(capsys):
+    code, out, err = cli(capsys, "bench", "colosseum", "--strategy", "random", "--games", 3000, "--reps", 3)
+    assert code == 0, err
+    assert "best of 3 repetitions" in out
+    row = next(ln for ln in out.splitlines() if ln.startswith("random vs random"))
+    compile_s, best, median, rounds = row[len("random vs random"):].split()
+    best, median = int(best.replace(",", "")), int(median.replace(",", ""))
+    assert 0 < median <= best and float(rounds) > 1
+    code, _, err = cli(capsys, "bench", "colosseum", "--reps", 0)
+    assert_one_line_error(code, err, "--reps")
+
+
 # ----------------------------------------------------------------------------- crash safety
 KILL_GAMES, KILL_CHUNK = 4000, 200  # 20 chunks of Nash vs greedy: long enough to be killed part-way
 KILL_SPEC = dict(game="colosseum", games=KILL_GAMES, seed=13, chunk_size=KILL_CHUNK, strategies=["nash", "greedy"])
