@@ -258,23 +258,10 @@ def house_choice_nb(m, phase, mask):
     return PASS_BIT
 
 
-@njit(cache=True, inline='always')
+@njit(i8(MP, i8, i8, i8), cache=True)
 def ask_nb(m, seat, phase, mask):
     """The seat's choice for a decision: its strategy (the house: ``house_choice_nb``). An
-    illegal answer ends the game (END_ILLEGAL) and the lowest legal option stands in.
-
-    Inline: a seat playing the built-in ``random`` draws its choice here (``ask_call_nb`` would draw the same:
-    one ``uniform_choice_nb`` draw, always a legal option of a non-empty mask), without the call (a call's
-    prologue and spills cost about as much as the draw, on ~600 decisions a game)."""
-    if seat >= 0 and seat < HOUSE and mask != 0 and (m[C_UNIFORM] >> seat) & 1:
-        return uniform_choice_nb(m, mask)
-    return ask_call_nb(m, seat, phase, mask)
-
-
-@njit(i8(MP, i8, i8, i8), cache=True)
-def ask_call_nb(m, seat, phase, mask):
-    """``ask_nb`` past the inline draw of the built-in ``random``: the house's policy, the inline heuristics, a
-    strategy called through its address; the legality check."""
+    illegal answer ends the game (END_ILLEGAL) and the lowest legal option stands in."""
     if seat >= HOUSE or seat < 0:
         return house_choice_nb(m, phase, mask)
     if (m[C_UNIFORM] >> seat) & 1:
@@ -293,6 +280,17 @@ def ask_call_nb(m, seat, phase, mask):
 
 
 @njit(cache=True, inline='always')
+def ask_often_nb(m, seat, phase, mask):
+    """``ask_nb`` for the decisions asked most often (hit location, challenge, spectating, the draw): a seat playing
+    the built-in ``random`` draws its choice here, as ``ask_nb`` would (one ``uniform_choice_nb`` draw, a legal
+    option of a non-empty mask), without the call. Only at these sites: inlined at every ask it cost compile
+    time, and the heuristics' seats ~3%."""
+    if seat >= 0 and seat < HOUSE and mask != 0 and (m[C_UNIFORM] >> seat) & 1:
+        return uniform_choice_nb(m, mask)
+    return ask_nb(m, seat, phase, mask)
+
+
+@njit(cache=True, inline='always')
 def ask_focus_nb(m, seat, f):
     """``ask_nb`` for the focus split of ``seat`` holding focus ``f`` (every split of ``f`` offered). The built-in
     heuristics' split is a function of the seat's params, ``f`` and whether it splits as Akio, and draws nothing:
@@ -306,13 +304,13 @@ def ask_focus_nb(m, seat, f):
     if (m[C_UNIFORM] >> seat) & 1:
         return m[SPLIT_SEL_AT + f * N_SPLITS + rand_below_nb(m, M_RNG, popcount_nb(m[SPLIT_MASK_AT + f]))]
     if (m[C_HEUR] >> seat) & 1 == 0:
-        return ask_call_nb(m, seat, PH_FOCUS, m[SPLIT_MASK_AT + f])
+        return ask_nb(m, seat, PH_FOCUS, m[SPLIT_MASK_AT + f])
     akio = akio_focus_nb(m, seat, (m[C_AKIO_MODE] >> seat) & 1 != 0)
     at = FOCUS_MEMO_AT + (2 * seat + akio) * (MAX_FOCUS + 1) + f
     k = m[at]
     if k < 0:
         done = m[S_DONE]
-        k = ask_call_nb(m, seat, PH_FOCUS, m[SPLIT_MASK_AT + f])
+        k = ask_nb(m, seat, PH_FOCUS, m[SPLIT_MASK_AT + f])
         if m[S_DONE] == done:
             m[at] = k
     return k
@@ -706,7 +704,7 @@ def prepare_nb(m, side):
     if fl >= 0 and (locs >> fl) & 1:
         m[x + X_LOC] = fl
     else:
-        m[x + X_LOC] = ask_nb(m, p, PH_LOCATION, locs)
+        m[x + X_LOC] = ask_often_nb(m, p, PH_LOCATION, locs)
     emit_nb(m, p, EV_LOCATION, m[x + X_LOC], side, 0)
 
 
@@ -943,7 +941,7 @@ def challenge_nb(m, p):
             break
         if q == vi:
             continue
-        if ask_nb(m, q, PH_SPECTATE, 3) == YES:
+        if ask_often_nb(m, q, PH_SPECTATE, 3) == YES:
             m[d + D_SPEC0 + n_spec] = q
             m[sb(q) + O_SPECT] += 1
             n_spec += 1
@@ -1228,7 +1226,7 @@ def turn_nb(m):
                 if m[S_DONE]:
                     return
         elif vi >= 0 and m[b + O_NO_CHALLENGE] == 0 and m[S_TURN] >= m[S_VICTOR_REST]:
-            if ask_nb(m, p, PH_CHALLENGE, 3) == YES:
+            if ask_often_nb(m, p, PH_CHALLENGE, 3) == YES:
                 challenge_nb(m, p)
         if m[b + O_NO_CHALLENGE] > 0:
             m[b + O_NO_CHALLENGE] -= 1
@@ -1237,7 +1235,7 @@ def turn_nb(m):
     status_update_nb(m, p)
     if m[b + O_IN] and m[b + O_HAND_N] < m[RULES_AT + R_HAND_LIMIT] and deck_left_nb(m) > 0:
         # a seat playing the built-in heuristics: their decision without the call (ask_nb would take it inline)
-        c = heuristic_draw_nb(3) if (m[C_HEUR] >> p) & 1 else ask_nb(m, p, PH_DRAW, 3)
+        c = heuristic_draw_nb(3) if (m[C_HEUR] >> p) & 1 else ask_often_nb(m, p, PH_DRAW, 3)
         if c == YES:
             k = draw_card_nb(m, p)
             emit_nb(m, p, EV_DRAW, k, 0, 0)
