@@ -7,6 +7,7 @@ The draw is the same (the same stream, the same ``k``), so every choice and ever
 """
 import numpy as np
 from numba import njit
+from numba.types import int64 as i8
 
 from simulators.common.rng_nb import popcount_nb, rand_below_nb
 from simulators.common.rng_nb import select_bit_nb as _select_bit_nb
@@ -24,6 +25,13 @@ def _byte_select_table():
 _SEL8 = _byte_select_table()
 
 
+@njit(i8(i8, i8), cache=True)
+def _select_wide_nb(mask, k):
+    """``rng_nb.select_bit_nb`` for masks of 16 bits or more (rare: the focus splits of a seat that is not the
+    built-in random one), as a call, so that each inlined pick carries the table path alone."""
+    return _select_bit_nb(mask, k)
+
+
 @njit(cache=True, inline='always')
 def select_bit_nb(mask, k):
     """The ``k``-th (0-based, from the lowest) set bit of a non-negative ``mask`` (``k`` < its popcount), as
@@ -32,7 +40,7 @@ def select_bit_nb(mask, k):
     if mask & (mask + 1) == 0:
         return k  # the set bits are 0..n-1
     if mask >> 16:
-        return _select_bit_nb(mask, k)
+        return _select_wide_nb(mask, k)
     lo = mask & 0xFF
     pl = popcount_nb(lo)
     low = k < pl
