@@ -5,6 +5,7 @@ inline for the seats that play ``heuristic_nb`` or ``akio_nb`` (``call_nb.instal
 their strategy arrives with: ``C_HEUR``, ``C_AKIO_MODE``) instead of calling it through the address: the same
 function on the same machine, params row and stream, so the same choice and the same draws.
 """
+import numpy as np
 from numba import njit
 
 from simulators.common.memory_nb import as_machine_nb
@@ -249,14 +250,22 @@ def heuristic_choice_nb(phase, m, seat, mask, params, akio_mode):
 
 
 @njit(cache=True)
+def _heuristic_call_nb(phase, m, seat, mask, params, akio_mode):
+    """``heuristic_choice_nb`` compiled once as a function of its own for the two entry points below: each
+    inlining its own copy cost ~21 s of a cold compile (``rules_nb.ask_nb`` keeps its inlined copy: the kernels
+    decide the built-in heuristics there, and these entries are called only by address)."""
+    return heuristic_choice_nb(phase, m, seat, mask, params, akio_mode)
+
+
+@njit(cache=True)
 def heuristic_nb(phase, m, seat, mask, params):
     """Parameterised heuristics: challenge when stronger, a focus split, hit-location odds, card use,
     noble-deed reactions, hostile actions on the leader, help the side further from a Revolution."""
-    return heuristic_choice_nb(phase, as_machine_nb(m), seat, mask, params, False)
+    return _heuristic_call_nb(phase, as_machine_nb(m), seat, mask, params, np.bool_(False))  # (not a literal: one compile)
 
 
 @njit(cache=True)
 def akio_nb(phase, m, seat, mask, params):
     """The heuristics, and when chosen to play Akio: focus mostly on thrust (akio_thrust), always
     aim at the rose, play every duelling card."""
-    return heuristic_choice_nb(phase, as_machine_nb(m), seat, mask, params, True)
+    return _heuristic_call_nb(phase, as_machine_nb(m), seat, mask, params, np.bool_(True))
