@@ -194,3 +194,27 @@ def test_inline_random_draw_matches_the_strategy_call(pair):
                         p.params[1], np.int64(0), np.int64(1), out)
     assert m[E.STRAT0 + E.SG_INLINE] == 0 and m[E.STRAT0 + E.SG_W + E.SG_INLINE] == 0
     assert fast.tobytes() == out.tobytes()
+
+
+def test_helpers_compiled_on_first_use_serve_an_array_view():
+    """``effects_nb.on_machine`` helpers compile their array-view signature only when a strategy (a plugin) first
+    calls them on its view: from a kernel on an ``int64[::1]`` view and from Python they give what the engine
+    reads, and the view signature then exists beside the machine's."""
+    from numba import njit, types
+
+    from simulators.blade_rondo import enums as BE
+    from simulators.blade_rondo.effects_nb import card_nb, night_nb, remaining_nb
+    from simulators.blade_rondo.game import build_tables, load_data, new_machine
+
+    m = new_machine(build_tables(load_data()))
+    m[BE.SEAT0 + BE.O_VOLT] = 7
+    m[BE.SEAT0 + BE.SEAT_W + BE.O_VOLT] = 6
+
+    @njit
+    def plugin_nb(v):
+        return card_nb(v, 3, 0), night_nb(v), remaining_nb(v, 0)
+
+    night = 13 > m[BE.RULES_AT + BE.R_DAY_MAX]  # both Voltages, no swap
+    assert plugin_nb(m) == (int(m[BE.CARDS_AT + 3 * BE.C_WIDTH]), night, 7)
+    assert plugin_nb(m) == (card_nb(m, 3, 0), night_nb(m), remaining_nb(m, 0))  # from Python
+    assert any(isinstance(sig[0], types.Array) for sig in card_nb.signatures)
