@@ -163,6 +163,7 @@ DISC = DECK + DECK_CAP
 EVD = DISC + DECK_CAP  # event pile
 EVX = EVD + EV_CAP  # used events
 AKIO_HAND = EVX + EV_CAP  # HAND_MAX: Akio's duelling cards for the Revolution
+S_STATUS_DUE = AKIO_HAND + HAND_MAX  # seat bits: Stamina or Focus below maximum, a modifier or unarmed (status_update_nb)
 # MAX_KINDS: per card kind, the turn (1-based, capped at FIRST_TURN_CAP) any player seat first used it this
 # game, 0 never; set where the seat's O_USED bit is (rules_nb.note_used_nb), packed into first_turn_a.. at the end
 FIRST_USED = AKIO_HAND + HAND_MAX + 2
