@@ -19,6 +19,7 @@ from numba.types import int64 as i8
 
 from simulators.blade_rondo.effects_nb import (
     F8A,
+    _f8_pointer,
     bind_strategies_nb,
     card_nb,
     draw_nb,
@@ -178,10 +179,11 @@ def _action_value_nb(m, seat, aid, params):
             + params[K_PROT] * df + 0.3 * params[K_DMG] * atk_t)
 
 
-@njit(f8(MP, i8, i8, F8A, i8, i8), cache=True)
+@njit(f8(MP, i8, i8, types.CPointer(f8), i8, i8), cache=True)
 def _card_value_nb(m, seat, ls, params, dd, atk0):
     """Worth per cost of using the card of local slot ``ls`` now (heuristic_nb's PH_ACTION); ``dd``, ``atk0``:
-    the damage context (``damage_context_nb``), the same for every card of the decision."""
+    the damage context (``damage_context_nb``), the same for every card of the decision. ``params``: the knobs'
+    address, not the array: an array argument costs a reference count taken and dropped (two calls) per card."""
     g = seat * SLOTS + ls
     cid = m[SLOT0 + g * SLOT_W + L_CARD]
     sb = SEAT0 + seat * SEAT_W
@@ -358,9 +360,10 @@ def heuristic_nb(phase, m, seat, mask, params):
         bv = -1e300
         ties = 0
         dd, atk0 = damage_context_nb(p, seat)  # the cards' values read it: once per decision
+        knobs = _f8_pointer(params.ctypes.data)
         for ls in range(10):  # the best value, ties broken at random (no array: this runs every decision)
             if (mask >> ls) & 1 and ls != SL_PROT:
-                x = _card_value_nb(p, seat, ls, params, dd, atk0)
+                x = _card_value_nb(p, seat, ls, knobs, dd, atk0)
                 if x > bv + 1e-9:
                     bv = x
                     best = ls
