@@ -77,6 +77,39 @@ def heuristic_draw_nb(mask):
 
 
 @njit(cache=True, inline='always')
+def heuristic_challenge_nb(m, seat, params):
+    """The heuristics' challenge of the Victor (PH_CHALLENGE; YES or NO, both always offered): when stronger by
+    challenge_margin and not too worn (challenge_stamina). Draws nothing."""
+    b = SEAT0 + seat * SEAT_W
+    if m[b + O_STAMINA] < params[1] * m[b + O_MAXST]:
+        return NO
+    v = m[S_VICTOR]
+    return YES if _power_nb(m, seat) - _power_nb(m, v) >= params[0] else NO
+
+
+@njit(cache=True, inline='always')
+def heuristic_spectate_nb(m, params):
+    """The heuristics' claim of a spectator box (PH_SPECTATE; YES or NO, both always offered): one draw."""
+    return YES if rand_float_nb(m, M_RNG) < params[9] else NO
+
+
+@njit(cache=True, inline='always')
+def heuristic_location_nb(m, seat, mask, params, akio_mode):
+    """The heuristics' hit location (PH_LOCATION): the rose, the body (both always offered) or an object of
+    ``mask``; Akio aims at the rose."""
+    s = _my_side_nb(m, seat)
+    if akio_mode and s >= 0 and m[DUEL0 + D_SIDE0 + s * SIDE_W + X_AKIO]:
+        return LOC_ROSE
+    u = rand_float_nb(m, M_RNG)
+    if u < params[4]:
+        return LOC_ROSE
+    objs = mask & ~((1 << LOC_ROSE) | (1 << LOC_BODY))
+    if objs and u < params[4] + params[5]:
+        return rand_bit_nb(m, M_RNG, objs)
+    return LOC_BODY
+
+
+@njit(cache=True, inline='always')
 def split_total_nb(n):
     """The focus total f whose splits number ``n`` = (f + 1)(f + 2) / 2 (t + q <= f), for such an ``n``; for any
     other ``n`` some f in -1..MAX_FOCUS whose SPLIT_MASK_AT mask has another popcount. Branch-free compares
@@ -205,30 +238,18 @@ def heuristic_choice_nb(phase, m, seat, mask, params, akio_mode):
             return rand_bit_nb(m, M_RNG, mask & ~(1 << PASS_BIT))
         return PASS_BIT
     if phase == PH_CHALLENGE:
-        if m[b + O_STAMINA] < params[1] * m[b + O_MAXST]:
-            return NO
-        v = m[S_VICTOR]
-        return YES if _power_nb(m, seat) - _power_nb(m, v) >= params[0] else NO
+        return heuristic_challenge_nb(m, seat, params)
     if phase == PH_REVOLUTION:
         akio = m[AKIO_AT + DU_THRUST] + m[AKIO_AT + DU_PARRY] + m[AKIO_AT + DU_FOCUS] + 0.5 * m[AKIO_AT + DU_STAMINA]
         return YES if _power_nb(m, seat) - akio >= -params[10] else NO
     if phase == PH_SPECTATE:
-        return YES if rand_float_nb(m, M_RNG) < params[9] else NO
+        return heuristic_spectate_nb(m, params)
     if phase == PH_FOCUS:
         if akio_focus_nb(m, seat, akio_mode):
             return _split_nb(m, mask, params[11], 1.0 - params[11])
         return _split_nb(m, mask, params[2], params[3])
     if phase == PH_LOCATION:
-        s = _my_side_nb(m, seat)
-        if akio_mode and s >= 0 and m[DUEL0 + D_SIDE0 + s * SIDE_W + X_AKIO]:
-            return LOC_ROSE
-        u = rand_float_nb(m, M_RNG)
-        if u < params[4]:
-            return LOC_ROSE
-        objs = mask & ~((1 << LOC_ROSE) | (1 << LOC_BODY))
-        if objs and u < params[4] + params[5]:
-            return rand_bit_nb(m, M_RNG, objs)
-        return LOC_BODY
+        return heuristic_location_nb(m, seat, mask, params, akio_mode)
     if phase == PH_DUEL_CARD:
         play = mask & ~(1 << PASS_BIT)
         if play == 0 or rand_float_nb(m, M_RNG) >= params[6]:

@@ -32,7 +32,8 @@ from simulators.rose_duel.call_nb import (
     BUILTINS_T, call_strategy_nb, install_nb, params_row_nb, uniform_choice_nb, uniform_strategy_nb,
 )
 from simulators.rose_duel.heuristic_nb import (
-    akio_focus_nb, akio_nb, heuristic_choice_nb, heuristic_draw_nb, heuristic_nb, split_total_nb,
+    akio_focus_nb, akio_nb, heuristic_challenge_nb, heuristic_choice_nb, heuristic_draw_nb, heuristic_location_nb,
+    heuristic_nb, heuristic_spectate_nb, split_total_nb,
 )
 from simulators.rose_duel.enums import (
     C_AKIO_MODE, C_HEUR, C_UNIFORM,
@@ -281,13 +282,48 @@ def ask_nb(m, seat, phase, mask):
 
 @njit(cache=True, inline='always')
 def ask_often_nb(m, seat, phase, mask):
-    """``ask_nb`` for the decisions asked most often (hit location, challenge, spectating, the draw): a seat playing
-    the built-in ``random`` draws its choice here, as ``ask_nb`` would (one ``uniform_choice_nb`` draw, a legal
-    option of a non-empty mask), without the call. Only at these sites: inlined at every ask it cost compile
-    time, and the heuristics' seats ~3%."""
+    """``ask_nb`` for the optional draw, asked most often: a seat playing the built-in ``random`` draws its choice
+    here, as ``ask_nb`` would (one ``uniform_choice_nb`` draw, a legal option of a non-empty mask), without the call
+    (the hit location, the challenge and spectating do the same in ``ask_location_nb`` and the like). Not at every
+    ask: inlined there it cost compile time, and the heuristics' seats ~3%."""
     if seat >= 0 and seat < HOUSE and mask != 0 and (m[C_UNIFORM] >> seat) & 1:
         return uniform_choice_nb(m, mask)
     return ask_nb(m, seat, phase, mask)
+
+
+# The heuristics' most frequent decisions, taken where they are asked as ask_nb would take them (the same
+# function of the same state, the same draws) without its call and phase dispatch (~5% of a heuristic game).
+# Their answers are always legal (the rose and the body are always offered, objects only from the mask; YES and
+# NO both), so ask_nb's check has nothing to catch. A seat playing the built-in random is tested first, as in
+# ask_often_nb (the masks here are never empty).
+@njit(cache=True, inline='always')
+def ask_location_nb(m, seat, mask):
+    if seat >= 0 and seat < HOUSE:
+        if (m[C_UNIFORM] >> seat) & 1:
+            return uniform_choice_nb(m, mask)
+        if (m[C_HEUR] >> seat) & 1:
+            return heuristic_location_nb(m, seat, mask, params_row_nb(m, seat), (m[C_AKIO_MODE] >> seat) & 1 != 0)
+    return ask_nb(m, seat, PH_LOCATION, mask)
+
+
+@njit(cache=True, inline='always')
+def ask_challenge_nb(m, seat):
+    if seat >= 0 and seat < HOUSE:
+        if (m[C_UNIFORM] >> seat) & 1:
+            return uniform_choice_nb(m, 3)
+        if (m[C_HEUR] >> seat) & 1:
+            return heuristic_challenge_nb(m, seat, params_row_nb(m, seat))
+    return ask_nb(m, seat, PH_CHALLENGE, 3)
+
+
+@njit(cache=True, inline='always')
+def ask_spectate_nb(m, seat):
+    if seat >= 0 and seat < HOUSE:
+        if (m[C_UNIFORM] >> seat) & 1:
+            return uniform_choice_nb(m, 3)
+        if (m[C_HEUR] >> seat) & 1:
+            return heuristic_spectate_nb(m, params_row_nb(m, seat))
+    return ask_nb(m, seat, PH_SPECTATE, 3)
 
 
 @njit(cache=True, inline='always')
@@ -708,7 +744,7 @@ def prepare_nb(m, side):
     if fl >= 0 and (locs >> fl) & 1:
         m[x + X_LOC] = fl
     else:
-        m[x + X_LOC] = ask_often_nb(m, p, PH_LOCATION, locs)
+        m[x + X_LOC] = ask_location_nb(m, p, locs)
     emit_nb(m, p, EV_LOCATION, m[x + X_LOC], side, 0)
 
 
@@ -754,8 +790,8 @@ def fight_nb(m):
                 m[x + X_PMOD + st] = 0
             m[x + X_GUARD] = 0
         if not skip:
-            prepare_nb(m, 0)
-            prepare_nb(m, 1)
+            for s in range(2):  # (a loop: prepare_nb inlined once, not twice, costs less compile time)
+                prepare_nb(m, s)
         if not m[d + D_NO_CARDS]:
             # play_duel_card_nb returns at once for a player holding no card it could play (the allowed slots
             # are some of those): the call is made only when one is held (or for Akio)
@@ -946,7 +982,7 @@ def challenge_nb(m, p):
             break
         if q == vi:
             continue
-        if ask_often_nb(m, q, PH_SPECTATE, 3) == YES:
+        if ask_spectate_nb(m, q) == YES:
             m[d + D_SPEC0 + n_spec] = q
             m[sb(q) + O_SPECT] += 1
             n_spec += 1
@@ -1244,7 +1280,7 @@ def turn_nb(m):
                 if m[S_DONE]:
                     return
         elif vi >= 0 and m[b + O_NO_CHALLENGE] == 0 and m[S_TURN] >= m[S_VICTOR_REST]:
-            if ask_often_nb(m, p, PH_CHALLENGE, 3) == YES:
+            if ask_challenge_nb(m, p) == YES:
                 challenge_nb(m, p)
         if m[b + O_NO_CHALLENGE] > 0:
             m[b + O_NO_CHALLENGE] -= 1
