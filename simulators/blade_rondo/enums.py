@@ -173,8 +173,8 @@ POOL_MAX = 80
 # per seat, a table of its slots by cost, kept by ``rules_nb.put_card_nb`` as cards are dealt (a slot keeps its card
 # for the whole game): word k (k < MT_NC) holds the local slots whose card the action mask settles by its cost alone
 # with a cost of at most k (k = MT_NC - 1: any cost the table holds), MT_FULL those that need ``usable_nb``'s full
-# rules (Alchemy, a Sacrifice to check, a cost of MT_NC or more). ``action_mask_nb`` reads one word instead of
-# visiting every hand card at every decision.
+# rules (Alchemy, a Sacrifice to check, a cost of MT_NC or more; an Alchemy or Sacrifice card is in the words of its
+# printed cost too). ``action_mask_nb`` reads one word instead of visiting every hand card at every decision.
 MASKT = POOL + POOL_MAX
 MT_NC = 16
 MT_FULL = MT_NC

@@ -17,6 +17,7 @@ its list (``game.load_data`` checks it), so it queues the action and ``run_queue
 the current one has finished. No kernel is recursive (a recursive numba function compiled about
 four times slower, measured: 20 s against 6 s).
 """
+import numpy as np
 from numba import from_dtype, njit, types
 from numba.types import boolean as b1
 from numba.types import int64 as i8
@@ -395,7 +396,7 @@ from simulators.blade_rondo.enums import (
 )
 from simulators.common.memory_nb import MACHINE_PTR as MP
 from simulators.common.memory_nb import as_machine_nb
-from simulators.common.rng_nb import popcount_nb, rand_below_nb, seed_nb
+from simulators.common.rng_nb import below_nb, popcount_nb, rand_below_nb, seed_nb, xoshiro_step_nb
 
 RECORDS_T = types.Array(from_dtype(record_dt), 1, "C")
 CHUNK_SIG = types.void(
@@ -919,7 +920,7 @@ def _pay_card_nb(m, seat, cid, g, fr, cost_override):
 @njit(cache=True, inline='always')
 def _sacrifice_nb(m, seat, fr, code, start, n, self_g):
     """A Sacrifice (a card's, ``code`` its id) or a Compensation (an action's, ``code`` -1 - its id), at once
-    with the cost, never negated, then a check point: True when the game is over. Inlined (two calls): as a
+    with the cost, never negated, then a check point: True when the game is over. Inlined (its one call): as a
     typed function of its own, LLVM re-optimised ``run_rows_nb`` and everything under it once more."""
     emit_nb(m, seat, EV_SACRIFICE, code, 0, 0)
     run_rows_nb(m, seat, fr, start, n, self_g)
@@ -1019,10 +1020,11 @@ def one_action_nb(m, kind, seat, cid, g, subg, aid, cost_override):
             emit_nb(m, seat, EV_USE, cid, cost, g)
         else:
             _pay_card_nb(m, seat, cid, g, fr, cost_override)
-        # Sacrifice, at once with the cost; never negated
-        if card_nb(m, cid, C_SAC_N) > 0 and _sacrifice_nb(m, seat, fr, cid, card_nb(m, cid, C_SAC),
-                                                         card_nb(m, cid, C_SAC_N), g):
-            return
+        # Sacrifice, at once with the cost; never negated (below)
+        sac_code = cid
+        sac_at = card_nb(m, cid, C_SAC)
+        sac_n = card_nb(m, cid, C_SAC_N)
+        sac_g = g
     else:
         at = ACTIONS_AT + aid * A_WIDTH
         sym = m[at + A_SYM_NIGHT] if night_nb(m) else m[at + A_SYM]
@@ -1036,8 +1038,13 @@ def one_action_nb(m, kind, seat, cid, g, subg, aid, cost_override):
         elif kind == K_SOLO:  # a scripted action (Maria's, an Idea's, an Afterglow's): no cost
             emit_nb(m, seat, EV_SO_ACT, cid, aid, g)
         # Compensation, with the (absent) cost; never negated
-        if m[at + A_SAC_N] > 0 and _sacrifice_nb(m, seat, fr, -1 - aid, m[at + A_SAC], m[at + A_SAC_N], -1):
-            return
+        sac_code = -1 - aid
+        sac_at = m[at + A_SAC]
+        sac_n = m[at + A_SAC_N]
+        sac_g = -1
+    # one call site for both (each site of a call numba does not inline costs this function stores on every entry)
+    if sac_n > 0 and _sacrifice_nb(m, seat, fr, sac_code, sac_at, sac_n, sac_g):
+        return
     m[fr + F_SYM] = sym
     m[fr + F_ATTACK] = 1 if sym == SYM_PHYS or sym == SYM_MAGIC else 0
     m[fr + F_PREV_USED] = m[S_SYM_USED]
@@ -1179,10 +1186,14 @@ def action_mask_nb(m, seat):
     rem = m[sb + O_VOLT] + m[sb + O_BONUS] - m[sb + O_SPENT]
     hand = m[sb + O_HAND]
     t = MASKT + seat * MT_W
-    mask = 1 << BIT_END
-    if rem >= 0:
-        mask |= hand & m[t + (rem if rem < MT_NC - 1 else MT_NC - 1)]
-    x = hand & m[t + MT_FULL]
+    full = m[t + MT_FULL]
+    w = m[t + (rem if rem < MT_NC - 1 else MT_NC - 1)] if rem >= 0 else 0
+    mask = (1 << BIT_END) | (hand & w & ~full)
+    x = hand & full
+    if m[sb + O_SUBS] == 0:
+        # no subordinate: no Alchemy reduction, so a full-rules card whose printed cost is in the table (an Alchemy
+        # or a Sacrifice card, put_card_nb) and above what is left is not usable: usable_nb is not asked
+        x &= w | ~m[t + MT_NC - 1]
     while x:
         ls = lowest_bit_nb(x)
         x &= x - 1
@@ -1518,17 +1529,23 @@ def init_state_nb(m):
 @njit(void(MP, i8, i8), cache=True)
 def put_card_nb(m, g, cid):
     """Card ``cid`` into global slot ``g`` (setup: a slot keeps its card for the whole game), and into its seat's
-    cost table (MASKT) for ``action_mask_nb``: every word from its cost on, or MT_FULL when the mask needs the
+    cost table (MASKT) for ``action_mask_nb``: every word from its cost on, and MT_FULL when the mask needs the
     full rules for it (DESC_AT's flag, or a cost beyond the table)."""
     m[SLOT0 + g * SLOT_W + L_CARD] = cid
     d = m[DESC_AT + cid]
     t = MASKT + (g // SLOTS) * MT_W
     bit = 1 << (g % SLOTS)
-    if d >> 16 or (d & 255) >= MT_NC:
+    c = d & 255
+    if d >> 16 or c >= MT_NC:
         m[t + MT_FULL] |= bit
-    else:
-        for k in range(d & 255, MT_NC):
-            m[t + k] |= bit
+        # an Alchemy or a Sacrifice card (not a Response, not an X cost) also goes into the words of its printed
+        # cost: the mask then skips it when that cost is above what is left and no subordinate can lower it
+        c = card_nb(m, cid, C_COST)
+        c = c if c > 0 else 0
+        if card_nb(m, cid, C_RESP) != 0 or card_nb(m, cid, C_XCOST) != 0:
+            c = MT_NC
+    for k in range(c, MT_NC):
+        m[t + k] |= bit
 
 
 @njit(void(MP, i8, i8, i8), cache=True)
@@ -1576,11 +1593,22 @@ def shuffle_pool_nb(m, src, n):
     """Copy ``n`` card ids from ``src`` into POOL and shuffle them (Fisher-Yates, the game's stream)."""
     for i in range(n):
         m[POOL + i] = m[src + i]
+    # rand_below_nb's draws with the stream's words held in locals across the loop and stored once: the swaps
+    # write into the machine, so each draw loaded and stored them again (a chain through memory)
+    s0 = np.uint64(m[M_RNG])
+    s1 = np.uint64(m[M_RNG + 1])
+    s2 = np.uint64(m[M_RNG + 2])
+    s3 = np.uint64(m[M_RNG + 3])
     for i in range(n - 1, 0, -1):
-        j = rand_below_nb(m, M_RNG, i + 1)
+        r, s0, s1, s2, s3 = xoshiro_step_nb(s0, s1, s2, s3)
+        j = below_nb(r, i + 1)
         t = m[POOL + i]
         m[POOL + i] = m[POOL + j]
         m[POOL + j] = t
+    m[M_RNG] = np.int64(s0)
+    m[M_RNG + 1] = np.int64(s1)
+    m[M_RNG + 2] = np.int64(s2)
+    m[M_RNG + 3] = np.int64(s3)
 
 
 @njit(void(MP), cache=True)

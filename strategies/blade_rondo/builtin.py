@@ -201,7 +201,7 @@ def _card_value_nb(m, seat, ls, params, dd, atk0):
         return -1.0  # Protection: decided after every other card (heuristic_nb)
     if t == SYM_PREP:
         return params[K_RESP] / (1.0 + popcount_nb(m[sb + O_DOWN]))
-    selfd = _self_damage_nb(m, cid)
+    selfd = _self_damage_nb(m, cid) if card_nb(m, cid, C_SAC_N) > 0 else 0  # most cards: no Sacrifice, no call
     if selfd >= life:
         return -10.0
     hand_after = popcount_nb(m[sb + O_HAND] & SWORDS & ~(1 << ls))
