@@ -10,10 +10,10 @@ import numpy as np
 from numba import njit, types
 
 from simulators.common.memory_nb import as_machine_nb, unmanaged_view_nb
-from simulators.common.rng_nb import popcount_nb, rand_below_nb, seed_nb
+from simulators.common.rng_nb import rand_below_nb, seed_nb
 from simulators.rose_duel.enums import (
     CA_COPIES, CA_WIDTH, CARDS_AT, DECK, DECK_CAP, DISC, END_TIMEOUT, EV_CAP, EV_COPIES, EV_WIDTH, EVD, EVENTS_AT,
-    EVX, HAND_MAX, HOUSE, M_EV_SIZE, M_N_EVENTS, M_N_KINDS, M_RNG, MAX_KINDS, MAX_SEATS, O_FOCUS, O_GOALS, O_HAND,
+    EVX, HAND_MAX, HOUSE, M_N_EVENTS, M_N_KINDS, M_RNG, MAX_KINDS, MAX_SEATS, O_FOCUS, O_GOALS, O_HAND,
     O_HAND_N, O_IN, O_MAXFO, O_MAXST, O_NOBILITY, O_STAMINA, R_MAX_TURNS, RULES_AT, S_CUR, S_DECK_N, S_DISC_N,
     S_DONE, S_END, S_EVD_N, S_EVX_N, S_IN_DUEL, S_N_ACTIVE, S_N_PLAYERS, S_POOL, S_TURN, S_VICTOR, S_WINNER, SEAT0,
     SEAT_W,

@@ -19,7 +19,6 @@ Setups: ``random`` (duelists dealt at random), ``mixed`` (each game draws its pl
 from __future__ import annotations
 
 import json
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
