@@ -231,6 +231,10 @@ C_NO, C_COST, C_LIMITED, C_TYPE, C_COINS, C_RESP, C_RESPIF, C_RESPIF_N = 0, 1, 2
 C_FORGE, C_FORGE_N, C_SAC, C_SAC_N, C_EFF, C_EFF_N, C_AFTER, C_AFTER_N = 8, 9, 10, 11, 12, 13, 14, 15
 C_IMM, C_IMM_N, C_SUMMON, C_SETAS, C_NORESP, C_SACCHK, C_ALCH, C_ATTACK = 16, 17, 18, 19, 20, 21, 22, 23
 C_BREATH, C_PROV, C_EXISTS, C_DOLL, C_XCOST, C_FORGE_X = 24, 25, 26, 27, 28, 29
+# derived (game.py), for the heuristics: common_nb.program_gains_nb of the effect rows (life gained, permanent Attack,
+# this-turn Attack, Defence), each + GAIN_BIAS in 16 bits from the lowest, read at every valuation of a card
+C_GAINS = 30
+GAIN_BIAS = 1 << 15
 C_WIDTH = 32
 SUBS_AT = CARDS_AT + N_IDS * C_WIDTH
 SB_CARD, SB_ATK_DAY, SB_ATK_NIGHT, SB_ATK_YOURS, SB_DEF, SB_DOLL, SB_NACT = 0, 1, 2, 3, 4, 5, 6

@@ -277,6 +277,30 @@ def _check_steps(steps, where, subs, statuses, actions, in_response=False, nesti
                 raise DataError(f"{w}: then/else cover {span} steps but only {n - i - 1} follow")
 
 
+def _gains_word(rows: list[list[int]], start: int, n: int, key: str) -> int:
+    """``strategies.blade_rondo.common_nb.program_gains_nb`` of the compiled rows ``start .. start+n-1`` (life
+    gained, permanent Attack, this-turn Attack, Defence), packed for ``C_GAINS``: each + GAIN_BIAS, 16 bits."""
+    heal = atk = atk_t = df = 0
+    for row in rows[start:start + n]:
+        op, a, b, c, d = row[E.P_OP], row[E.P_A], row[E.P_B], row[E.P_C], row[E.P_D]
+        if op == E.DO_GAIN and a == E.WHO_SELF and c == 0:
+            heal += b
+        elif op == E.DO_CHANGE and c == E.WHO_SELF and b > 0:
+            if a == E.PARAM_ATK:
+                if d == E.DUR_PERM:
+                    atk += b
+                elif d == E.DUR_TURN:
+                    atk_t += b
+            elif a == E.PARAM_DEF:
+                df += b
+    word = 0
+    for i, v in enumerate((heal, atk, atk_t, df)):
+        if not -E.GAIN_BIAS <= v < E.GAIN_BIAS:
+            raise ValueError(f"card {key}: an effect gain of {v} does not fit the heuristics' table")
+        word |= (v + E.GAIN_BIAS) << (16 * i)
+    return word - (1 << 64) if word >= 1 << 63 else word
+
+
 def _compile(steps: list[dict], rows: list[list[int]], ids: dict) -> tuple[int, int]:
     """Append vocabulary steps to the program rows; return (start, count).
 
@@ -509,6 +533,7 @@ def build_tables(data: GameData, extra=None) -> Tables:
             col[E.C_FORGE], col[E.C_FORGE_N] = _compile(c["forge"], rows, ids)
             col[E.C_SAC], col[E.C_SAC_N] = _compile(c["sacrifice"], rows, ids)
             col[E.C_EFF], col[E.C_EFF_N] = _compile(c["effect"], rows, ids)
+            col[E.C_GAINS] = _gains_word(rows, int(col[E.C_EFF]), int(col[E.C_EFF_N]), key)
             col[E.C_AFTER], col[E.C_AFTER_N] = _compile(c["after_attack_ends"], rows, ids)
             col[E.C_IMM], col[E.C_IMM_N] = _compile(c["immediately_after"], rows, ids)
             summon = [s for s in c["effect"] if s.get("do") == "summon"]

@@ -18,7 +18,6 @@ from numba.types import float64 as f8
 from numba.types import int64 as i8
 
 from simulators.blade_rondo.effects_nb import (
-    F8A,
     _f8_pointer,
     bind_strategies_nb,
     card_nb,
@@ -34,8 +33,7 @@ from simulators.blade_rondo.enums import (
     A_WIDTH,
     ACTIONS_AT,
     BIT_END,
-    C_EFF,
-    C_EFF_N,
+    C_GAINS,
     C_SAC,
     C_SAC_N,
     C_SUMMON,
@@ -46,6 +44,7 @@ from simulators.blade_rondo.enums import (
     DO_PAY_EXTRA,
     DO_RETURN_SUB,
     DO_SUB_ACTS,
+    GAIN_BIAS,
     GBIT_NONE,
     L_CARD,
     L_SUB,
@@ -209,7 +208,12 @@ def _card_value_nb(m, seat, ls, params, dd, atk0):
     v = params[K_DMG] * (d - selfd)
     if d >= ol and d > 0:
         v += 1000.0  # lethal
-    heal, atk, atk_t, df = program_gains_nb(m, card_nb(m, cid, C_EFF), card_nb(m, cid, C_EFF_N))
+    # program_gains_nb of the card's effect rows, worked out when the tables were made (game.py): no call here
+    gw = card_nb(m, cid, C_GAINS)
+    heal = (gw & 0xFFFF) - GAIN_BIAS
+    atk = ((gw >> 16) & 0xFFFF) - GAIN_BIAS
+    atk_t = ((gw >> 32) & 0xFFFF) - GAIN_BIAS
+    df = ((gw >> 48) & 0xFFFF) - GAIN_BIAS
     hv = heal if heal < 15 - life else 15 - life
     v += params[K_HEAL] * hv * (1.0 if life <= 10 else 0.3) + params[K_HEAT] * atk + params[K_PROT] * 1.5 * df
     if atk_t > 0:  # a this-turn Attack boost is worth the physical attacks still affordable after it
