@@ -235,6 +235,7 @@ C_BREATH, C_PROV, C_EXISTS, C_DOLL, C_XCOST, C_FORGE_X = 24, 25, 26, 27, 28, 29
 # this-turn Attack, Defence), each + GAIN_BIAS in 16 bits from the lowest, read at every valuation of a card
 C_GAINS = 30
 GAIN_BIAS = 1 << 15
+C_SELF_DMG = 31  # derived (game.py), for the heuristics: the damage the card's Sacrifice rows deal its user
 C_WIDTH = 32
 SUBS_AT = CARDS_AT + N_IDS * C_WIDTH
 SB_CARD, SB_ATK_DAY, SB_ATK_NIGHT, SB_ATK_YOURS, SB_DEF, SB_DOLL, SB_NACT = 0, 1, 2, 3, 4, 5, 6

@@ -532,6 +532,8 @@ def build_tables(data: GameData, extra=None) -> Tables:
             col[E.C_RESPIF], col[E.C_RESPIF_N] = _compile(c["response_if"], rows, ids)
             col[E.C_FORGE], col[E.C_FORGE_N] = _compile(c["forge"], rows, ids)
             col[E.C_SAC], col[E.C_SAC_N] = _compile(c["sacrifice"], rows, ids)
+            col[E.C_SELF_DMG] = sum(row[E.P_B] for row in rows[col[E.C_SAC]:col[E.C_SAC] + col[E.C_SAC_N]]
+                                    if row[E.P_OP] == E.DO_DAMAGE and row[E.P_A] == E.WHO_SELF)
             col[E.C_EFF], col[E.C_EFF_N] = _compile(c["effect"], rows, ids)
             col[E.C_GAINS] = _gains_word(rows, int(col[E.C_EFF]), int(col[E.C_EFF_N]), key)
             col[E.C_AFTER], col[E.C_AFTER_N] = _compile(c["after_attack_ends"], rows, ids)

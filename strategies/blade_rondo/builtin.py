@@ -34,11 +34,9 @@ from simulators.blade_rondo.enums import (
     ACTIONS_AT,
     BIT_END,
     C_GAINS,
-    C_SAC,
-    C_SAC_N,
+    C_SELF_DMG,
     C_SUMMON,
     C_TYPE,
-    DO_DAMAGE,
     DO_MAY_DISCARD_BREATH,
     DO_MAY_DISCARD_SUB,
     DO_PAY_EXTRA,
@@ -59,9 +57,6 @@ from simulators.blade_rondo.enums import (
     O_LIFE,
     O_SUBS,
     O_VOLT,
-    P_A,
-    P_B,
-    P_WIDTH,
     PH_ACTION,
     PH_AMULET,
     PH_BAN,
@@ -82,7 +77,6 @@ from simulators.blade_rondo.enums import (
     PH_SET_CARD,
     PH_SUB,
     PH_X,
-    PROG_AT,
     R_PARAM_CAP,
     RULES_AT,
     S_ACTIVE,
@@ -103,7 +97,6 @@ from simulators.blade_rondo.enums import (
     SYM_PREP,
     SYM_SPECIAL,
     SYM_SUPPORT,
-    WHO_SELF,
     Z_DOWN,
     Z_HAND,
     Z_OUT,
@@ -154,18 +147,6 @@ def random_nb(phase, m, seat, mask, params):
     return _rand_bit_nb(as_machine_nb(m), mask)
 
 
-@njit(i8(MP, i8), cache=True)
-def _self_damage_nb(m, cid):
-    """Damage the card's Sacrifice deals its user."""
-    d = 0
-    pc = card_nb(m, cid, C_SAC)
-    for k in range(card_nb(m, cid, C_SAC_N)):
-        row = PROG_AT + (pc + k) * P_WIDTH
-        if m[row] == DO_DAMAGE and m[row + P_A] == WHO_SELF:
-            d += m[row + P_B]
-    return d
-
-
 @njit(cache=True)
 def _action_value_nb(m, seat, aid, params):
     """Worth of performing a named action now (a mode): its damage, healing and parameter gains."""
@@ -200,7 +181,7 @@ def _card_value_nb(m, seat, ls, params, dd, atk0):
         return -1.0  # Protection: decided after every other card (heuristic_nb)
     if t == SYM_PREP:
         return params[K_RESP] / (1.0 + popcount_nb(m[sb + O_DOWN]))
-    selfd = _self_damage_nb(m, cid) if card_nb(m, cid, C_SAC_N) > 0 else 0  # most cards: no Sacrifice, no call
+    selfd = card_nb(m, cid, C_SELF_DMG)  # the damage its Sacrifice deals its user (game.py)
     if selfd >= life:
         return -10.0
     hand_after = popcount_nb(m[sb + O_HAND] & SWORDS & ~(1 << ls))
