@@ -16,7 +16,6 @@ cost. Helpers the strategies call on their array view carry a second signature o
 called on a view (``on_machine``). No card number is written here: every amount comes from a table or a program
 row.
 """
-import numpy as np
 from llvmlite import ir
 from numba import carray, njit, types
 from numba.core import cgutils
@@ -181,7 +180,7 @@ from simulators.blade_rondo.enums import (
     Z_UP,
 )
 from simulators.common.memory_nb import MACHINE_PTR as MP
-from simulators.common.rng_nb import popcount_nb, rand_below_nb, rand_bit_nb, select_bit_nb
+from simulators.common.rng_nb import popcount_nb, rand_bit16_nb, rand_bit_nb
 from simulators.common.strategy import STRATEGY_T
 
 ST = STRATEGY_T
@@ -405,25 +404,6 @@ def draw_nb(m, mask):
     return rand_bit_nb(m, M_RNG, mask)
 
 
-def _byte_select_table():
-    """``_SEL8[b * 8 + k]``: the index of the ``k``-th set bit of the byte ``b`` (0 past its popcount)."""
-    t = np.zeros(256 * 8, np.uint8)
-    for b in range(256):
-        for k, i in enumerate(i for i in range(8) if (b >> i) & 1):
-            t[b * 8 + k] = i
-    return t
-
-
-_SEL8 = _byte_select_table()
-
-
-@njit(i8(i8, i8), cache=True)
-def _select_wide_nb(mask, k):
-    """``rng_nb.select_bit_nb`` for masks of 16 bits or more (the drafts' card numbers, global slots), as a call:
-    ``decide_nb`` carries the table path alone."""
-    return select_bit_nb(mask, k)
-
-
 @njit(i8(MP, i8, i8, i8), cache=True)
 def decide_nb(m, phase, seat, mask):
     """Ask ``seat``'s strategy (``bind_strategies_nb``) for one of the set bits of ``mask``. A single
@@ -437,20 +417,9 @@ def decide_nb(m, phase, seat, mask):
     b = STRAT0 + seat * SG_W
     if m[b + SG_INLINE]:  # the built-in random strategy: the same draw from the same stream, without the call
         # (rand_bit_nb's draw here, its one call site in the engine: draw_nb was a call on every random decision).
-        # The k-th set bit is the one rng_nb.select_bit_nb gives; masks below 2**16 (action, responses, options)
-        # read it from a byte table (branch-free: the byte holding it, then its entry), not the six dependent
-        # steps of the halving search
-        k = rand_below_nb(m, M_RNG, popcount_nb(mask))
-        if mask & (mask + 1) == 0:
-            return k  # the set bits are 0..n-1
-        if mask >> 16:
-            return _select_wide_nb(mask, k)
-        lo = mask & 0xFF
-        pl = popcount_nb(lo)
-        low = k < pl
-        byte = lo if low else mask >> 8
-        kk = k if low else k - pl
-        return (0 if low else 8) + np.int64(_SEL8[byte * 8 + kk])
+        # The masks asked here are mostly below 2**16 (action, responses, options): rand_bit16_nb reads the bit
+        # from a byte table, not the six dependent steps of the halving search (the same bit)
+        return rand_bit16_nb(m, M_RNG, mask)
     fn = _fn_value(m[b + SG_C], m[b + SG_PY], m[b + SG_JIT])
     v = carray(m, m[M_SIZE])
     params = carray(_f8_pointer(m[b + SG_PARAMS]), m[b + SG_NPARAMS])

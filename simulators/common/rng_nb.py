@@ -9,6 +9,7 @@ seeded from Python, so it is never used.
 """
 import numpy as np
 from numba import njit
+from numba.types import int64 as i8
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -144,3 +145,49 @@ def rand_bit_nb(m, at, mask):
     if n == 0:
         return -1
     return select_bit_nb(mask, rand_below_nb(m, at, n))
+
+
+def _byte_select_table():
+    """``SEL8[b * 8 + k]``: the index of the ``k``-th set bit of the byte ``b`` (0 past its popcount)."""
+    t = np.zeros(256 * 8, np.uint8)
+    for b in range(256):
+        for k, i in enumerate(i for i in range(8) if (b >> i) & 1):
+            t[b * 8 + k] = i
+    return t
+
+
+SEL8 = _byte_select_table()
+
+
+@njit(i8(i8, i8), cache=True)
+def _select_wide_nb(mask, k):
+    """``select_bit_nb`` for masks of 16 bits or more, as a call, so that each inlined ``select_bit16_nb`` carries
+    the table path alone."""
+    return select_bit_nb(mask, k)
+
+
+@njit(cache=True, inline='always')
+def select_bit16_nb(mask, k):
+    """``select_bit_nb``'s answer (the same bit), faster for masks below 2**16: the byte holding the ``k``-th set
+    bit, then its entry in a 2 KB table (branch-free), instead of six dependent halving steps (~25 cycles).
+    Wider masks take the search as a call. For decisions whose masks are mostly small (hand slots with a pass
+    bit, seats, options)."""
+    if mask & (mask + 1) == 0:
+        return k  # the set bits are 0..n-1
+    if mask >> 16:
+        return _select_wide_nb(mask, k)
+    lo = mask & 0xFF
+    pl = popcount_nb(lo)
+    low = k < pl
+    byte = lo if low else mask >> 8
+    kk = k if low else k - pl
+    return (0 if low else 8) + np.int64(SEL8[byte * 8 + kk])
+
+
+@njit(cache=True, inline='always')
+def rand_bit16_nb(m, at, mask):
+    """``rand_bit_nb`` (the same draw, the same bit) through ``select_bit16_nb``: for masks mostly below 2**16."""
+    n = popcount_nb(mask)
+    if n == 0:
+        return -1
+    return select_bit16_nb(mask, rand_below_nb(m, at, n))
