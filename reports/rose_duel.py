@@ -14,7 +14,6 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
 import polars as pl  # noqa: E402
 
 from reports import aggregate, html  # noqa: E402

@@ -375,9 +375,9 @@ def forbid(tables: Tables, forbidden: list[dict[str, list[int]]]) -> Tables:
     image = tables.image.copy()
     for s, items in enumerate(forbidden):
         mask = 0
-        for kind, field in (("card", E.FORBID_HAND), ("overdrive", E.FORBID_OD), ("character", E.FORBID_CHAR)):
+        for kind, first_bit in (("card", E.FORBID_HAND), ("overdrive", E.FORBID_OD), ("character", E.FORBID_CHAR)):
             for i in items.get(kind, ()):
-                mask |= 1 << (field + int(i))
+                mask |= 1 << (first_bit + int(i))
         image[E.M_FORBID + s] = mask
     return replace(tables, image=image)
 
