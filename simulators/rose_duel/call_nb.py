@@ -28,8 +28,8 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from simulators.common.memory_nb import MACHINE_PTR, as_machine_nb
+from simulators.common.rng_nb import rand_bit16_nb
 from simulators.common.strategy import STRATEGY_SIG, STRATEGY_T
-from simulators.rose_duel.bits_nb import rand_bit_nb
 from simulators.rose_duel.enums import (
     C_AKIO_MODE, C_FN, C_HEUR, C_M_N, C_PAR, C_PAR_W, C_UNIFORM, FOCUS_MEMO_AT, FOCUS_MEMO_N, M_RNG, MAX_SEATS,
 )
@@ -116,8 +116,8 @@ def call_strategy_nb(m, seat, phase, mask):
 
 @njit(cache=True, inline='always')
 def uniform_choice_nb(m, mask):
-    """A uniformly drawn legal choice: one ``rand_bit_nb`` draw from the game's stream."""
-    return rand_bit_nb(m, M_RNG, mask)
+    """A uniformly drawn legal choice: one ``rand_bit16_nb`` draw from the game's stream."""
+    return rand_bit16_nb(m, M_RNG, mask)
 
 
 @njit(cache=True)

@@ -9,8 +9,7 @@ import numpy as np
 from numba import njit
 
 from simulators.common.memory_nb import as_machine_nb
-from simulators.common.rng_nb import popcount_nb, rand_float_nb
-from simulators.rose_duel.bits_nb import rand_bit_nb
+from simulators.common.rng_nb import popcount_nb, rand_bit16_nb, rand_float_nb
 from simulators.rose_duel.enums import (
     AKIO_AT, CA_HOSTILE, CA_WIDTH, CARDS_AT, D_REVOLUTION, D_SIDE0, DU_FOCUS, DU_PARRY, DU_STAMINA, DU_THRUST,
     DU_WIDTH, DUEL0, DUELISTS_AT, LOC_BODY, LOC_ROSE, M_RNG, MAX_FOCUS, MAX_KINDS, NO, O_DUELIST, O_FOCUS, O_GOALS,
@@ -105,7 +104,7 @@ def heuristic_location_nb(m, seat, mask, params, akio_mode):
         return LOC_ROSE
     objs = mask & ~((1 << LOC_ROSE) | (1 << LOC_BODY))
     if objs and u < params[4] + params[5]:
-        return rand_bit_nb(m, M_RNG, objs)
+        return rand_bit16_nb(m, M_RNG, objs)
     return LOC_BODY
 
 
@@ -223,7 +222,7 @@ def heuristic_choice_nb(phase, m, seat, mask, params, akio_mode):
                 hostile |= 1 << i
         if hostile == 0:
             return PASS_BIT
-        return rand_bit_nb(m, M_RNG, hostile)
+        return rand_bit16_nb(m, M_RNG, hostile)
     if phase == PH_TARGET:
         k = m[S_CTX_CARD]
         if k >= 0 and m[CARDS_AT + k * CA_WIDTH + CA_HOSTILE]:
@@ -231,11 +230,11 @@ def heuristic_choice_nb(phase, m, seat, mask, params, akio_mode):
             if v >= 0 and v < HOUSE and (mask >> v) & 1:
                 return v
             return _leader_nb(m, seat, mask)
-        return rand_bit_nb(m, M_RNG, mask)
+        return rand_bit16_nb(m, M_RNG, mask)
     if phase == PH_CANCEL:
         k = m[S_CTX_CARD]
         if k >= 0 and m[CARDS_AT + k * CA_WIDTH + CA_HOSTILE]:
-            return rand_bit_nb(m, M_RNG, mask & ~(1 << PASS_BIT))
+            return rand_bit16_nb(m, M_RNG, mask & ~(1 << PASS_BIT))
         return PASS_BIT
     if phase == PH_CHALLENGE:
         return heuristic_challenge_nb(m, seat, params)
@@ -254,7 +253,7 @@ def heuristic_choice_nb(phase, m, seat, mask, params, akio_mode):
         play = mask & ~(1 << PASS_BIT)
         if play == 0 or rand_float_nb(m, M_RNG) >= params[6]:
             return PASS_BIT
-        return rand_bit_nb(m, M_RNG, play)
+        return rand_bit16_nb(m, M_RNG, play)
     if phase == PH_SIDE:
         s0 = m[DUEL0 + D_SIDE0 + X_SEAT]
         s1 = m[DUEL0 + D_SIDE0 + SIDE_W + X_SEAT]
@@ -267,7 +266,7 @@ def heuristic_choice_nb(phase, m, seat, mask, params, akio_mode):
                 return bx
     if phase == PH_DRAW:
         return heuristic_draw_nb(mask)
-    return rand_bit_nb(m, M_RNG, mask)
+    return rand_bit16_nb(m, M_RNG, mask)
 
 
 @njit(cache=True)

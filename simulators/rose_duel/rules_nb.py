@@ -23,10 +23,9 @@ from numba.types import int64 as i8
 
 from simulators.common.memory_nb import MACHINE_PTR, as_machine_nb
 from simulators.common.rng_nb import (
-    below_nb, popcount_nb, rand_below_nb, seed_nb, set_stream_nb, xoshiro_step_nb,
+    below_nb, popcount_nb, rand_below_nb, rand_bit16_nb, seed_nb, set_stream_nb, xoshiro_step_nb,
 )
 from simulators.common.strategy import STRATEGY_T
-from simulators.rose_duel.bits_nb import rand_bit_nb
 from simulators.rose_duel.call_nb import (
     BUILTINS_T, call_strategy_nb, install_nb, params_row_nb, uniform_choice_nb, uniform_strategy_nb,
 )
@@ -254,7 +253,7 @@ def house_choice_nb(m, phase, mask):
         return YES if (mask >> YES) & 1 else NO
     low = mask & ~(1 << PASS_BIT)
     if low:
-        return rand_bit_nb(m, M_RNG, low & -low)
+        return rand_bit16_nb(m, M_RNG, low & -low)
     return PASS_BIT
 
 
@@ -332,7 +331,7 @@ def ask_focus_nb(m, seat, f):
     it is kept per seat (FOCUS_MEMO_AT) once asked, so the search (~30 ns, ~10% of a heuristic game) runs a few
     times a chunk. An answer is kept only from a game that goes on (not one the ask ended as illegal). Inline:
     the other seats go straight to ``ask_nb``. A seat playing the built-in ``random`` draws as ``ask_nb`` would
-    (``rand_bit_nb``: one ``rand_below_nb`` of the mask's popcount) and reads that set bit from SPLIT_SEL_AT
+    (``rand_bit16_nb``: one ``rand_below_nb`` of the mask's popcount) and reads that set bit from SPLIT_SEL_AT
     instead of searching the mask (the search, ~25 cycles of dependent steps, was ~4% of a random game)."""
     if seat < 0 or seat >= HOUSE:
         return ask_nb(m, seat, PH_FOCUS, m[SPLIT_MASK_AT + f])
@@ -1037,7 +1036,7 @@ def revolution_nb(m, p):
         if cands == 0:
             break
         if popcount_nb(cands) == 1:
-            best = rand_bit_nb(m, M_RNG, cands)
+            best = rand_bit16_nb(m, M_RNG, cands)
             break
     if best >= 0:
         akio = best
@@ -1355,7 +1354,7 @@ def setup_nb(m, n_players, fixed):
         s = n_players - 1 - k if sw else k
         dl = fixed[k]
         if dl < 0:
-            dl = rand_bit_nb(m, M_RNG, left)
+            dl = rand_bit16_nb(m, M_RNG, left)
             left &= ~(1 << dl)
         place_duelist_nb(m, s, dl)
         emit_nb(m, s, EV_SETUP, dl, 0, 0)
@@ -1367,7 +1366,7 @@ def setup_nb(m, n_players, fixed):
         if (m[M_PLAYABLE] >> dl) & 1:
             all_goals |= goal_bit_nb(m, dl)
     if left:
-        hd = fixed[MAX_SEATS] if fixed[MAX_SEATS] >= 0 and (left >> fixed[MAX_SEATS]) & 1 else rand_bit_nb(m, M_RNG, left)
+        hd = fixed[MAX_SEATS] if fixed[MAX_SEATS] >= 0 and (left >> fixed[MAX_SEATS]) & 1 else rand_bit16_nb(m, M_RNG, left)
         place_duelist_nb(m, HOUSE, hd)
         m[sb(HOUSE) + O_GOALS] = 0
         m[S_HOUSE_DUELIST] = hd
@@ -1431,7 +1430,7 @@ def setup_nb(m, n_players, fixed):
         cands = nc
         if popcount_nb(cands) == 1:
             break
-    first = rand_bit_nb(m, M_RNG, cands)
+    first = rand_bit16_nb(m, M_RNG, cands)
     m[S_FIRST] = first
     m[S_CUR] = first
     emit_nb(m, first, EV_FIRST, 0, 0, 0)
