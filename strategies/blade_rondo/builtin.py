@@ -249,17 +249,6 @@ def _kept_nb(m, seat):
     return resp, kept
 
 
-@njit(f8(MP, i8, i8, i8), cache=True)
-def _keep_value_nb(m, n, resp, kept):
-    """Drafting worth of card number ``n`` given the cards kept so far (``_kept_nb``: counted once per
-    pick, not once per candidate): a mix of attacks and answers."""
-    # factors of 1.0 instead of branches (a draft mixes the cases, so the branches were mispredicted): x * 1.0
-    # is x exactly, so the value is the same as scaling only when the case holds, in the same order
-    f1 = 0.3 if card_nb(m, n, C_TYPE) == SYM_PREP and resp >= 2 else 1.0
-    f2 = 0.8 if (kept >> n) & 1 else 1.0
-    return static_score_nb(m, n) * f1 * f2
-
-
 @njit(cache=True)
 def _rare_choice_nb(phase, m, seat, mask, params):
     """``heuristic_nb`` for the rarer phases (modes, subordinates, cards of a hand or a Set Area, gold coins):
@@ -391,12 +380,22 @@ def heuristic_nb(phase, m, seat, mask, params):
         best = -1
         bv = -1e300
         ties = 0
-        resp, kept = _kept_nb(p, seat)
+        # a kept card's worth: its score, x0.3 for a Response once two are kept, x0.8 for a number already kept (a
+        # mix of attacks and answers); a ban's, the bare score. The Response factor is fixed for the pick, so the
+        # card type is read only when it applies; factors of 1.0 (x * 1.0 is x exactly) keep the values, and so
+        # the tie draws, those of the scaling only when the case holds
+        cut = 1.0
+        kept = 0
+        if phase == PH_KEEP:
+            resp, kept = _kept_nb(p, seat)
+            cut = 0.3 if resp >= 2 else 1.0
         x = mask
         while x:  # the best value, ties at random (no array: 14 picks a game)
             n = lowest_bit_nb(x)
             x &= x - 1
-            val = _keep_value_nb(p, n, resp, kept) if phase == PH_KEEP else static_score_nb(p, n)
+            f1 = cut if cut != 1.0 and card_nb(p, n, C_TYPE) == SYM_PREP else 1.0
+            f2 = 0.8 if (kept >> n) & 1 else 1.0
+            val = static_score_nb(p, n) * f1 * f2
             if val > bv + 1e-9:
                 bv = val
                 best = n
