@@ -77,7 +77,6 @@ from simulators.blade_rondo.enums import (
     P_WIDTH,
     PARAM_ATK,
     PARAM_DEF,
-    PARAM_VOLT,
     PROG_AT,
     SB_ATK_DAY,
     SB_ATK_NIGHT,
@@ -257,8 +256,6 @@ def program_gains_nb(m, start, n):
                     atk_t += m[row + P_B]
             elif m[row + P_A] == PARAM_DEF:
                 df += m[row + P_B]
-            elif m[row + P_A] == PARAM_VOLT:
-                atk += 0
     return heal, atk, atk_t, df
 
 

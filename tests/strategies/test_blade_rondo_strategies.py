@@ -218,3 +218,39 @@ def test_helpers_compiled_on_first_use_serve_an_array_view():
     assert plugin_nb(m) == (int(m[BE.CARDS_AT + 3 * BE.C_WIDTH]), night, 7)
     assert plugin_nb(m) == (card_nb(m, 3, 0), night_nb(m), remaining_nb(m, 0))  # from Python
     assert any(isinstance(sig[0], types.Array) for sig in card_nb.signatures)
+
+
+def test_derived_card_columns_match_the_rows():
+    """``game.build_tables`` works out C_GAINS and C_SELF_DMG in Python for the greedy valuation; they must equal
+    what the kernels read from the card's compiled rows (``common_nb.program_gains_nb`` of its effect rows, the
+    self-damage rows of its Sacrifice), for every card."""
+    from numba import njit
+
+    from simulators.blade_rondo.game import build_tables, load_data, new_machine
+    from simulators.common.memory_nb import as_machine_nb
+    from strategies.blade_rondo.common_nb import program_gains_nb
+
+    @njit
+    def from_rows_nb(v, cid):
+        m = as_machine_nb(v)
+        c = E.CARDS_AT + cid * E.C_WIDTH
+        heal, atk, atk_t, df = program_gains_nb(m, m[c + E.C_EFF], m[c + E.C_EFF_N])
+        d = 0
+        for k in range(m[c + E.C_SAC_N]):
+            row = E.PROG_AT + (m[c + E.C_SAC] + k) * E.P_WIDTH
+            if m[row] == E.DO_DAMAGE and m[row + E.P_A] == E.WHO_SELF:
+                d += m[row + E.P_B]
+        return heal, atk, atk_t, df, d
+
+    m = new_machine(build_tables(load_data()))
+    checked = nonzero = 0
+    for cid in range(E.N_IDS):
+        c = E.CARDS_AT + cid * E.C_WIDTH
+        if m[c + E.C_EXISTS] == 0:
+            continue
+        gw = int(m[c + E.C_GAINS])
+        packed = tuple(((gw >> (16 * i)) & 0xFFFF) - E.GAIN_BIAS for i in range(4)) + (int(m[c + E.C_SELF_DMG]),)
+        assert packed == from_rows_nb(m, cid), f"card {cid}"
+        checked += 1
+        nonzero += any(packed)
+    assert checked >= 60 and nonzero >= 5  # every card was there, and the columns carry values
