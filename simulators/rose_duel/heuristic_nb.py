@@ -19,6 +19,8 @@ from simulators.rose_duel.enums import (
     SPLIT_MASK_AT, X_AKIO, X_SEAT, YES, HOUSE, ST_THRUST, ST_PARRY,
 )
 
+PICK_DRAW = -2  # heuristic_pick_nb: the choice is a rand_bit16_nb draw from the mask returned with it
+
 
 @njit(cache=True, inline='always')
 def _power_nb(m, p):
@@ -93,19 +95,27 @@ def heuristic_spectate_nb(m, params):
 
 
 @njit(cache=True, inline='always')
+def heuristic_location_pick_nb(m, seat, mask, params, akio_mode):
+    """``heuristic_location_nb`` as a pick (``heuristic_pick_nb``): (the location, 0), or (PICK_DRAW, the objects
+    to draw one from)."""
+    s = _my_side_nb(m, seat)
+    if akio_mode and s >= 0 and m[DUEL0 + D_SIDE0 + s * SIDE_W + X_AKIO]:
+        return LOC_ROSE, 0
+    u = rand_float_nb(m, M_RNG)
+    if u < params[4]:
+        return LOC_ROSE, 0
+    objs = mask & ~((1 << LOC_ROSE) | (1 << LOC_BODY))
+    if objs and u < params[4] + params[5]:
+        return PICK_DRAW, objs
+    return LOC_BODY, 0
+
+
+@njit(cache=True, inline='always')
 def heuristic_location_nb(m, seat, mask, params, akio_mode):
     """The heuristics' hit location (PH_LOCATION): the rose, the body (both always offered) or an object of
     ``mask``; Akio aims at the rose."""
-    s = _my_side_nb(m, seat)
-    if akio_mode and s >= 0 and m[DUEL0 + D_SIDE0 + s * SIDE_W + X_AKIO]:
-        return LOC_ROSE
-    u = rand_float_nb(m, M_RNG)
-    if u < params[4]:
-        return LOC_ROSE
-    objs = mask & ~((1 << LOC_ROSE) | (1 << LOC_BODY))
-    if objs and u < params[4] + params[5]:
-        return rand_bit16_nb(m, M_RNG, objs)
-    return LOC_BODY
+    c, draw = heuristic_location_pick_nb(m, seat, mask, params, akio_mode)
+    return rand_bit16_nb(m, M_RNG, draw) if c == PICK_DRAW else c
 
 
 @njit(cache=True, inline='always')
@@ -188,15 +198,18 @@ def _split_scan_nb(m, mask, ft, fp):
 
 
 @njit(cache=True, inline='always')
-def heuristic_choice_nb(phase, m, seat, mask, params, akio_mode):
-    """The heuristics' choice (``akio_mode``: play Akio as ``akio_nb``); ``m`` the machine pointer, ``params``
-    the seat's row (an array or a ``float64*``)."""
+def heuristic_pick_nb(phase, m, seat, mask, params, akio_mode):
+    """The heuristics' choice (``akio_mode``: play Akio as ``akio_nb``; ``m`` the machine pointer, ``params`` the
+    seat's row, an array or a ``float64*``) as a pair: (the choice, 0), or (PICK_DRAW, a mask) for a choice drawn
+    from that mask with ``rand_bit16_nb`` (``heuristic_choice_nb``). The draws are left to the caller so that
+    ``rules_nb.ask_nb`` holds one draw for every built-in (each inlined ``rand_bit16_nb`` carries a call for wide
+    masks, and each call site in a function costs stores at every entry to it)."""
     # params: 0 challenge_margin, 1 challenge_stamina, 2 focus_thrust, 3 focus_parry, 4 aim_rose,
     # 5 aim_object, 6 card_use, 7 react, 8 action_use, 9 spectate, 10 revolution_margin, 11 akio_thrust
     b = SEAT0 + seat * SEAT_W
     if phase == PH_REACT:
         if rand_float_nb(m, M_RNG) >= params[7]:
-            return PASS_BIT
+            return PASS_BIT, 0
         e = m[S_CTX_EVENT]
         best = PASS_BIT
         bn = -1
@@ -209,10 +222,10 @@ def heuristic_choice_nb(phase, m, seat, mask, params, akio_mode):
             if nob > bn:
                 bn = nob
                 best = i
-        return best
+        return best, 0
     if phase == PH_ACTION:
         if rand_float_nb(m, M_RNG) >= params[8]:
-            return PASS_BIT
+            return PASS_BIT, 0
         hostile = 0
         mm = mask & ((1 << PASS_BIT) - 1)
         while mm:
@@ -221,52 +234,59 @@ def heuristic_choice_nb(phase, m, seat, mask, params, akio_mode):
             if m[CARDS_AT + m[b + O_HAND + i] * CA_WIDTH + CA_HOSTILE]:
                 hostile |= 1 << i
         if hostile == 0:
-            return PASS_BIT
-        return rand_bit16_nb(m, M_RNG, hostile)
+            return PASS_BIT, 0
+        return PICK_DRAW, hostile
     if phase == PH_TARGET:
         k = m[S_CTX_CARD]
         if k >= 0 and m[CARDS_AT + k * CA_WIDTH + CA_HOSTILE]:
             v = m[S_VICTOR]
             if v >= 0 and v < HOUSE and (mask >> v) & 1:
-                return v
-            return _leader_nb(m, seat, mask)
-        return rand_bit16_nb(m, M_RNG, mask)
+                return v, 0
+            return _leader_nb(m, seat, mask), 0
+        return PICK_DRAW, mask
     if phase == PH_CANCEL:
         k = m[S_CTX_CARD]
         if k >= 0 and m[CARDS_AT + k * CA_WIDTH + CA_HOSTILE]:
-            return rand_bit16_nb(m, M_RNG, mask & ~(1 << PASS_BIT))
-        return PASS_BIT
+            return PICK_DRAW, mask & ~(1 << PASS_BIT)
+        return PASS_BIT, 0
     if phase == PH_CHALLENGE:
-        return heuristic_challenge_nb(m, seat, params)
+        return heuristic_challenge_nb(m, seat, params), 0
     if phase == PH_REVOLUTION:
         akio = m[AKIO_AT + DU_THRUST] + m[AKIO_AT + DU_PARRY] + m[AKIO_AT + DU_FOCUS] + 0.5 * m[AKIO_AT + DU_STAMINA]
-        return YES if _power_nb(m, seat) - akio >= -params[10] else NO
+        return (YES if _power_nb(m, seat) - akio >= -params[10] else NO), 0
     if phase == PH_SPECTATE:
-        return heuristic_spectate_nb(m, params)
+        return heuristic_spectate_nb(m, params), 0
     if phase == PH_FOCUS:
         if akio_focus_nb(m, seat, akio_mode):
-            return _split_nb(m, mask, params[11], 1.0 - params[11])
-        return _split_nb(m, mask, params[2], params[3])
+            return _split_nb(m, mask, params[11], 1.0 - params[11]), 0
+        return _split_nb(m, mask, params[2], params[3]), 0
     if phase == PH_LOCATION:
-        return heuristic_location_nb(m, seat, mask, params, akio_mode)
+        return heuristic_location_pick_nb(m, seat, mask, params, akio_mode)
     if phase == PH_DUEL_CARD:
         play = mask & ~(1 << PASS_BIT)
         if play == 0 or rand_float_nb(m, M_RNG) >= params[6]:
-            return PASS_BIT
-        return rand_bit16_nb(m, M_RNG, play)
+            return PASS_BIT, 0
+        return PICK_DRAW, play
     if phase == PH_SIDE:
         s0 = m[DUEL0 + D_SIDE0 + X_SEAT]
         s1 = m[DUEL0 + D_SIDE0 + SIDE_W + X_SEAT]
         g0 = popcount_nb(m[SEAT0 + s0 * SEAT_W + O_GOALS])
         g1 = popcount_nb(m[SEAT0 + s1 * SEAT_W + O_GOALS])
-        return 0 if g0 <= g1 else 1  # help whoever is further from a Revolution
+        return (0 if g0 <= g1 else 1), 0  # help whoever is further from a Revolution
     if phase == PH_FOCUS_LOSS:
         for bx in (2, 1, 0):  # keep the thrust box longest
             if (mask >> bx) & 1:
-                return bx
+                return bx, 0
     if phase == PH_DRAW:
-        return heuristic_draw_nb(mask)
-    return rand_bit16_nb(m, M_RNG, mask)
+        return heuristic_draw_nb(mask), 0
+    return PICK_DRAW, mask
+
+
+@njit(cache=True, inline='always')
+def heuristic_choice_nb(phase, m, seat, mask, params, akio_mode):
+    """The heuristics' choice (``heuristic_pick_nb``, its draw made)."""
+    c, draw = heuristic_pick_nb(phase, m, seat, mask, params, akio_mode)
+    return rand_bit16_nb(m, M_RNG, draw) if c == PICK_DRAW else c
 
 
 @njit(cache=True)

@@ -23,15 +23,16 @@ from numba.types import int64 as i8
 
 from simulators.common.memory_nb import MACHINE_PTR, as_machine_nb
 from simulators.common.rng_nb import (
-    below_nb, popcount_nb, rand_below_nb, rand_bit16_nb, seed_nb, set_stream_nb, xoshiro_step_nb,
+    below_nb, popcount_nb, rand_below_nb, rand_bit16_nb, seed_nb, select_bit16_nb, select_bit_nb, set_stream_nb,
+    xoshiro_step_nb,
 )
 from simulators.common.strategy import STRATEGY_T
 from simulators.rose_duel.call_nb import (
     BUILTINS_T, call_strategy_nb, install_nb, params_row_nb, uniform_choice_nb, uniform_strategy_nb,
 )
 from simulators.rose_duel.heuristic_nb import (
-    akio_focus_nb, akio_nb, heuristic_challenge_nb, heuristic_choice_nb, heuristic_draw_nb, heuristic_location_nb,
-    heuristic_nb, heuristic_spectate_nb, split_total_nb,
+    PICK_DRAW, akio_focus_nb, akio_nb, heuristic_challenge_nb, heuristic_draw_nb, heuristic_location_nb, heuristic_nb,
+    heuristic_pick_nb, heuristic_spectate_nb, split_total_nb,
 )
 from simulators.rose_duel.enums import (
     C_AKIO_MODE, C_HEUR, C_UNIFORM,
@@ -257,17 +258,14 @@ def house_choice_nb(m, phase, mask):
     return PASS_BIT
 
 
-@njit(i8(MP, i8, i8, i8), cache=True)
-def ask_nb(m, seat, phase, mask):
-    """The seat's choice for a decision: its strategy (the house: ``house_choice_nb``). An
-    illegal answer ends the game (END_ILLEGAL) and the lowest legal option stands in."""
-    if seat >= HOUSE or seat < 0:
-        return house_choice_nb(m, phase, mask)
-    if (m[C_UNIFORM] >> seat) & 1:
-        c = uniform_choice_nb(m, mask)  # the seat plays call_nb.uniform_strategy_nb: its draw, inline
-    elif (m[C_HEUR] >> seat) & 1:  # heuristic_nb.heuristic_nb / akio_nb: the same decision, inline
-        c = heuristic_choice_nb(phase, m, seat, mask, params_row_nb(m, seat), (m[C_AKIO_MODE] >> seat) & 1 != 0)
-    else:
+@njit(i8(MP, i8, i8, i8, i8, i8), cache=True)
+def ask_other_nb(m, seat, phase, mask, decided, c):
+    """``ask_nb``'s less frequent paths, one call site there: the house's fixed policy (``house_choice_nb``), the
+    choice of a strategy called through its address (``decided`` 0), and the check of the choice ``c`` a built-in
+    made (``decided`` 1): an illegal answer ends the game (END_ILLEGAL) and the lowest legal option stands in."""
+    if not decided:
+        if seat >= HOUSE or seat < 0:
+            return house_choice_nb(m, phase, mask)
         c = call_strategy_nb(m, seat, phase, mask)
     if c < 0 or c > 62 or (mask >> c) & 1 == 0:
         illegal_nb(m, seat, phase, c)
@@ -276,6 +274,49 @@ def ask_nb(m, seat, phase, mask):
         while (low >> c) > 1:
             c += 1
     return c
+
+
+@njit(cache=True, inline='always')
+def draw_bit_nb(m, mask):
+    """``rand_bit16_nb(m, M_RNG, mask)`` (the same draw, the same bit) with no call: the masks of 16 bits or more
+    take ``select_bit_nb`` inline (``select_bit16_nb`` calls it for them)."""
+    n = popcount_nb(mask)
+    if n == 0:
+        return -1
+    k = rand_below_nb(m, M_RNG, n)
+    if mask >> 16:
+        return select_bit_nb(mask, k)
+    return select_bit16_nb(mask, k)
+
+
+@njit(i8(MP, i8, i8, i8), cache=True)
+def ask_nb(m, seat, phase, mask):
+    """The seat's choice for a decision: its strategy (the house: ``house_choice_nb``). An
+    illegal answer ends the game (END_ILLEGAL) and the lowest legal option stands in.
+
+    The built-in strategies are decided here: ``random`` (``call_nb.uniform_strategy_nb``) draws from the mask,
+    the heuristics (``heuristic_nb.heuristic_nb`` / ``akio_nb``) pick or name a mask to draw from
+    (``heuristic_pick_nb``), one draw site for both. Everything else goes through one call of ``ask_other_nb``:
+    each call site in a function costs two zero-filled return slots at every entry to it (Numba's calling
+    convention), and ask_nb is entered ~150 times a game."""
+    decided = 0
+    c = 0
+    draw = 0
+    if seat >= 0 and seat < HOUSE:
+        if (m[C_UNIFORM] >> seat) & 1:
+            decided = 1
+            c = PICK_DRAW
+            draw = mask
+        elif (m[C_HEUR] >> seat) & 1:
+            decided = 1
+            c, draw = heuristic_pick_nb(phase, m, seat, mask, params_row_nb(m, seat),
+                                        (m[C_AKIO_MODE] >> seat) & 1 != 0)
+        if decided:
+            if c == PICK_DRAW:
+                c = draw_bit_nb(m, draw)
+            if c >= 0 and c <= 62 and (mask >> c) & 1:
+                return c
+    return ask_other_nb(m, seat, phase, mask, decided, c)
 
 
 @njit(cache=True, inline='always')
