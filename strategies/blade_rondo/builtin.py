@@ -24,6 +24,7 @@ from simulators.blade_rondo.effects_nb import (
     draw_nb,
     eff_defence_nb,
     lowest_bit_nb,
+    on_first_use,
     remaining_nb,
     sub_nb,
 )
@@ -54,6 +55,7 @@ from simulators.blade_rondo.enums import (
     O_DEF,
     O_DOWN,
     O_HAND,
+    O_HANDMASK,
     O_LIFE,
     O_SUBS,
     O_VOLT,
@@ -159,20 +161,17 @@ def _action_value_nb(m, seat, aid, params):
             + params[K_PROT] * df + 0.3 * params[K_DMG] * atk_t)
 
 
-@njit(f8(MP, i8, i8, types.CPointer(f8), i8, i8), cache=True)
-def _card_value_nb(m, seat, ls, params, dd, atk0):
-    """Worth per cost of using the card of local slot ``ls`` now (heuristic_nb's PH_ACTION); ``dd``, ``atk0``:
-    the damage context (``damage_context_nb``), the same for every card of the decision. ``params``: the knobs'
-    address, not the array: an array argument costs a reference count taken and dropped (two calls) per card."""
+@njit(f8(MP, i8, i8, types.CPointer(f8), i8, i8, i8, i8, f8), cache=True)
+def _card_value_nb(m, seat, ls, params, dd, atk0, ol, life, resp_v):
+    """Worth per cost of using the card of local slot ``ls`` now (heuristic_nb's PH_ACTION). The arguments after
+    ``params`` are the same for every card of the decision, worked out once by the caller: ``dd``, ``atk0`` the
+    damage context (``damage_context_nb``), ``ol`` and ``life`` the opponent's and the seat's Life, ``resp_v`` a
+    Response card's worth. ``params``: the knobs' address, not the array: an array argument costs a reference
+    count taken and dropped (two calls) per card."""
     g = seat * SLOTS + ls
     cid = m[SLOT0 + g * SLOT_W + L_CARD]
     sb = SEAT0 + seat * SEAT_W
-    opp = 1 - seat
-    ol = m[SEAT0 + opp * SEAT_W + O_LIFE]
-    life = m[sb + O_LIFE]
     t = card_nb(m, cid, C_TYPE)
-    cost = card_cost_now_nb(m, seat, cid)
-    per = cost if cost > 0 else 0.5
     if t == SYM_BREATH:
         if ls == SL_PULSE:
             return 100.0  # free cost for this turn: use it first
@@ -180,10 +179,12 @@ def _card_value_nb(m, seat, ls, params, dd, atk0):
             return params[K_HEAT] if m[sb + O_ATK] < m[RULES_AT + R_PARAM_CAP] else 0.0
         return -1.0  # Protection: decided after every other card (heuristic_nb)
     if t == SYM_PREP:
-        return params[K_RESP] / (1.0 + popcount_nb(m[sb + O_DOWN]))
+        return resp_v
     selfd = card_nb(m, cid, C_SELF_DMG)  # the damage its Sacrifice deals its user (game.py)
     if selfd >= life:
         return -10.0
+    cost = card_cost_now_nb(m, seat, cid)
+    per = cost if cost > 0 else 0.5
     hand_after = popcount_nb(m[sb + O_HAND] & SWORDS & ~(1 << ls))
     d = card_damage_at_nb(m, seat, cid, hand_after, dd, atk0)
     v = params[K_DMG] * (d - selfd)
@@ -216,7 +217,7 @@ def _card_value_nb(m, seat, ls, params, dd, atk0):
         v += params[K_HEAL] * (5 if 15 - life > 5 else 15 - life) * (1.0 if life <= 10 else 0.3) + params[K_HEAT]
     if t == SYM_SUPPORT and v <= 0.0:
         v = 0.3 * params[K_HEAT] * cost  # e.g. Voltage at the end of the turn
-    return v / per
+    return v if cost == 1 else v / per  # v / 1.0 is v exactly: no division for the usual cost
 
 
 @njit(i8(MP, i8, i8, b1), cache=True)
@@ -235,25 +236,11 @@ def _pick_sub_nb(m, seat, mask, highest):
     return best
 
 
-@njit(types.UniTuple(i8, 2)(MP, i8), cache=True)
-def _kept_nb(m, seat):
-    """The cards kept so far in a draft: (how many are Response cards, a bit per card number kept)."""
-    resp = 0
-    kept = 0
-    for ls in range(7):
-        c = m[SLOT0 + (seat * SLOTS + ls) * SLOT_W + L_CARD]
-        if c > 0 and m[SLOT0 + (seat * SLOTS + ls) * SLOT_W + L_ZONE] == Z_HAND:
-            if card_nb(m, c, C_TYPE) == SYM_PREP:
-                resp += 1
-            kept |= 1 << c
-    return resp, kept
-
-
-@njit(cache=True)
+@on_first_use(i8(i8, MP, i8, i8, types.CPointer(f8)))
 def _rare_choice_nb(phase, m, seat, mask, params):
     """``heuristic_nb`` for the rarer phases (modes, subordinates, cards of a hand or a Set Area, gold coins):
     a function of its own, so that the frequent decisions do not pay for its calls (numba zero-fills every call
-    site's return slot on entry)."""
+    site's return slot on entry). ``m``, ``params``: the machine's and the knobs' addresses."""
     p = as_machine_nb(m)
     if phase == PH_SUB:
         op = m[S_CTX_OP]
@@ -325,7 +312,16 @@ def _rare_choice_nb(phase, m, seat, mask, params):
 def heuristic_nb(phase, m, seat, mask, params):
     """The rule set behind greedy, aggro and control (module docstring). params: [epsilon, damage,
     heating, response, protection, healing, summon, threshold]."""
-    p = as_machine_nb(m)
+    # the rules run on the machine's and the knobs' addresses (_heuristic_core_nb): array arguments are reference
+    # counted, two NRT calls on entry and two at each return of a function of many blocks; in this one block the
+    # pair is pruned
+    return _heuristic_core_nb(phase, as_machine_nb(m), seat, mask, _f8_pointer(params.ctypes.data))
+
+
+@on_first_use(i8(i8, MP, i8, i8, types.CPointer(f8)))
+def _heuristic_core_nb(phase, p, seat, mask, params):
+    """``heuristic_nb`` on the addresses of the machine and of the knobs (typed, compiled when a kernel first
+    calls it: the random strategy's runs do not compile it)."""
     if params[K_EPS] > 0.0 and _rand_float_nb(p) < params[K_EPS]:
         return _rand_bit_nb(p, mask)
     sb = SEAT0 + seat * SEAT_W
@@ -334,10 +330,12 @@ def heuristic_nb(phase, m, seat, mask, params):
         bv = -1e300
         ties = 0
         dd, atk0 = damage_context_nb(p, seat)  # the cards' values read it: once per decision
-        knobs = _f8_pointer(params.ctypes.data)
+        ol = p[SEAT0 + (1 - seat) * SEAT_W + O_LIFE]
+        life = p[sb + O_LIFE]
+        resp_v = params[K_RESP] / (1.0 + popcount_nb(p[sb + O_DOWN]))
         for ls in range(10):  # the best value, ties broken at random (no array: this runs every decision)
             if (mask >> ls) & 1 and ls != SL_PROT:
-                x = _card_value_nb(p, seat, ls, knobs, dd, atk0)
+                x = _card_value_nb(p, seat, ls, params, dd, atk0, ol, life, resp_v)
                 if x > bv + 1e-9:
                     bv = x
                     best = ls
@@ -351,13 +349,13 @@ def heuristic_nb(phase, m, seat, mask, params):
         # Protection with what is left, if it raises Defence (the last thing of the turn)
         if (mask >> SL_PROT) & 1 and params[K_PROT] > 0.0:
             rem = remaining_nb(p, seat)
-            cap = m[RULES_AT + R_PARAM_CAP]
+            cap = p[RULES_AT + R_PARAM_CAP]
             x = rem if rem < cap else cap
-            if x > m[sb + O_DEF]:
+            if x > p[sb + O_DEF]:
                 return SL_PROT
         return BIT_END
     if phase == PH_X:
-        if m[S_CTX_OP] == DO_PAY_EXTRA:
+        if p[S_CTX_OP] == DO_PAY_EXTRA:
             return 0 if mask & 1 else _rand_bit_nb(p, mask)
         b = 62
         while (mask >> b) & 1 == 0:
@@ -373,12 +371,14 @@ def heuristic_nb(phase, m, seat, mask, params):
     if phase == PH_PAY or phase == PH_PHOS:
         return 1
     if phase == PH_OPTION:
-        if m[S_CTX_OP] == DO_MAY_DISCARD_BREATH:
+        if p[S_CTX_OP] == DO_MAY_DISCARD_BREATH:
             return 1 if params[K_PROT] < params[K_DMG] else 0
         return 1
     if phase == PH_KEEP or phase == PH_BAN:
         best = -1
         bv = -1e300
+        hi = bv + 1e-9  # the bounds of a tie with the best value, worked out when it changes (same doubles)
+        lo = bv - 1e-9
         ties = 0
         # a kept card's worth: its score, x0.3 for a Response once two are kept, x0.8 for a number already kept (a
         # mix of attacks and answers); a ban's, the bare score. The Response factor is fixed for the pick, so the
@@ -387,7 +387,17 @@ def heuristic_nb(phase, m, seat, mask, params):
         cut = 1.0
         kept = 0
         if phase == PH_KEEP:
-            resp, kept = _kept_nb(p, seat)
+            # a keep comes only from setup_game_nb's draft, right after init_state_nb, and only give_card_nb has
+            # put cards in the hand since: the numbers kept in local slots 0-6 are O_HANDMASK's bits, those slots
+            # O_HAND's bits (no scan of the seven slots)
+            kept = p[sb + O_HANDMASK]
+            resp = 0
+            h = p[sb + O_HAND] & SWORDS
+            while h:
+                c = p[SLOT0 + (seat * SLOTS + lowest_bit_nb(h)) * SLOT_W + L_CARD]
+                h &= h - 1
+                if c > 0 and card_nb(p, c, C_TYPE) == SYM_PREP:
+                    resp += 1
             cut = 0.3 if resp >= 2 else 1.0
         x = mask
         while x:  # the best value, ties at random (no array: 14 picks a game)
@@ -396,16 +406,17 @@ def heuristic_nb(phase, m, seat, mask, params):
             f1 = cut if cut != 1.0 and card_nb(p, n, C_TYPE) == SYM_PREP else 1.0
             f2 = 0.8 if (kept >> n) & 1 else 1.0
             val = static_score_nb(p, n) * f1 * f2
-            if val > bv + 1e-9:
-                bv = val
+            if val > hi:
+                hi = val + 1e-9
+                lo = val - 1e-9
                 best = n
                 ties = 1
-            elif val >= bv - 1e-9:
+            elif val >= lo:
                 ties += 1
                 if _rand_float_nb(p) * ties < 1.0:
                     best = n
         return best
-    return _rare_choice_nb(phase, m, seat, mask, params)
+    return _rare_choice_nb(phase, p, seat, mask, params)
 
 
 @njit(cache=True)
