@@ -346,13 +346,16 @@ def ask_location_nb(m, seat, mask):
 
 
 @njit(cache=True, inline='always')
-def ask_challenge_nb(m, seat):
+def ask_victor_nb(m, seat, phase):
+    """``ask_nb`` for the challenge of the Victor (PH_CHALLENGE) or the Victor's Duel of Revolution (PH_REVOLUTION),
+    YES or NO: one ``ask_nb`` call site in ``turn_nb`` for both (the built-in heuristics' challenge and a random
+    seat's draw taken here, as ``ask_nb`` would take them)."""
     if seat >= 0 and seat < HOUSE:
         if (m[C_UNIFORM] >> seat) & 1:
             return uniform_choice_nb(m, 3)
-        if (m[C_HEUR] >> seat) & 1:
+        if phase == PH_CHALLENGE and (m[C_HEUR] >> seat) & 1:
             return heuristic_challenge_nb(m, seat, params_row_nb(m, seat))
-    return ask_nb(m, seat, PH_CHALLENGE, 3)
+    return ask_nb(m, seat, phase, 3)
 
 
 @njit(cache=True, inline='always')
@@ -1238,7 +1241,7 @@ def action_nb(m, p):
     m[S_CTX_CARD] = -1
 
 
-@njit(void(MP, i8), cache=True)
+@njit(cache=True, inline='always')
 def status_update_nb(m, p):
     """Step 4: heal 1 Stamina and 1 Focus (up to the card's maximum) and remove 1 point of every
     lasting effect, for the players the rule names. Only the seats of S_STATUS_DUE can have anything to
@@ -1287,7 +1290,7 @@ def status_update_nb(m, p):
     m[S_STATUS_DUE] = left
 
 
-@njit(i8(MP, i8), cache=True)
+@njit(cache=True, inline='always')
 def revolution_ready_nb(m, p):
     n = m[S_N_PLAYERS] if m[RULES_AT + R_REV_PLAYERS] != REV_PLAYERS_ACTIVE else m[S_N_ACTIVE]
     return 1 if popcount_nb(m[sb(p) + O_GOALS]) >= n + m[RULES_AT + R_REV_OFFSET] else 0
@@ -1303,23 +1306,27 @@ def turn_nb(m):
     emit_nb(m, p, EV_TURN, 0, 0, 0)
     r = roll_nb(m)
     emit_nb(m, p, EV_ROLL, r, 0, 0)
-    if r == 1:
-        event_nb(m, p, 0)
-    elif r == m[RULES_AT + R_DIE]:
-        event_nb(m, p, 1)
+    # (one call site per callee where the branches allow: each costs two zero-filled stores at every turn's entry)
+    if r == 1 or r == m[RULES_AT + R_DIE]:
+        event_nb(m, p, 0 if r == 1 else 1)
     else:
         action_nb(m, p)
     if m[S_DONE]:
         return
     if m[b + O_IN]:
         vi = m[S_VICTOR]
+        ph = -1
         if vi == p:
-            if revolution_ready_nb(m, p) and ask_nb(m, p, PH_REVOLUTION, 3) == YES:
+            if revolution_ready_nb(m, p):
+                ph = PH_REVOLUTION
+        elif vi >= 0 and m[b + O_NO_CHALLENGE] == 0 and m[S_TURN] >= m[S_VICTOR_REST]:
+            ph = PH_CHALLENGE
+        if ph >= 0 and ask_victor_nb(m, p, ph) == YES:
+            if ph == PH_REVOLUTION:
                 revolution_nb(m, p)
                 if m[S_DONE]:
                     return
-        elif vi >= 0 and m[b + O_NO_CHALLENGE] == 0 and m[S_TURN] >= m[S_VICTOR_REST]:
-            if ask_challenge_nb(m, p) == YES:
+            else:
                 challenge_nb(m, p)
         if m[b + O_NO_CHALLENGE] > 0:
             m[b + O_NO_CHALLENGE] -= 1
