@@ -308,6 +308,19 @@ def _rare_choice_nb(phase, m, seat, mask, params):
     return _rand_bit_nb(p, mask)
 
 
+@njit(cache=True, inline='always')
+def _pick_step_nb(p, n, val, best, hi, lo, ties):
+    """One candidate of the draft pick: (best, the tie bounds, ties) after candidate ``n`` of value ``val``; a
+    new best sets the bounds (the same doubles as best + 1e-9 and best - 1e-9), a tie draws from the stream."""
+    if val > hi:
+        return n, val + 1e-9, val - 1e-9, 1
+    if val >= lo:
+        ties += 1
+        if _rand_float_nb(p) * ties < 1.0:
+            best = n
+    return best, hi, lo, ties
+
+
 @njit(cache=True)
 def heuristic_nb(phase, m, seat, mask, params):
     """The rule set behind greedy, aggro and control (module docstring). params: [epsilon, damage,
@@ -400,21 +413,19 @@ def _heuristic_core_nb(phase, p, seat, mask, params):
                     resp += 1
             cut = 0.3 if resp >= 2 else 1.0
         x = mask
-        while x:  # the best value, ties at random (no array: 14 picks a game)
+        if cut == 1.0:  # the usual pick: no Response factor, no read of the card type (score * 1.0 is the score)
+            while x:  # the best value, ties at random (no array: 14 picks a game)
+                n = lowest_bit_nb(x)
+                x &= x - 1
+                val = static_score_nb(p, n) * (0.8 if (kept >> n) & 1 else 1.0)
+                best, hi, lo, ties = _pick_step_nb(p, n, val, best, hi, lo, ties)
+            return best
+        while x:
             n = lowest_bit_nb(x)
             x &= x - 1
-            f1 = cut if cut != 1.0 and card_nb(p, n, C_TYPE) == SYM_PREP else 1.0
-            f2 = 0.8 if (kept >> n) & 1 else 1.0
-            val = static_score_nb(p, n) * f1 * f2
-            if val > hi:
-                hi = val + 1e-9
-                lo = val - 1e-9
-                best = n
-                ties = 1
-            elif val >= lo:
-                ties += 1
-                if _rand_float_nb(p) * ties < 1.0:
-                    best = n
+            f1 = cut if card_nb(p, n, C_TYPE) == SYM_PREP else 1.0
+            val = static_score_nb(p, n) * f1 * (0.8 if (kept >> n) & 1 else 1.0)
+            best, hi, lo, ties = _pick_step_nb(p, n, val, best, hi, lo, ties)
         return best
     return _rare_choice_nb(phase, p, seat, mask, params)
 
