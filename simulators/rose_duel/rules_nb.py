@@ -1179,17 +1179,18 @@ def event_nb(m, p, public):
     m[S_CTX_PUBLIC] = public
     m[S_INVOLVED] |= 1 << p
     emit_nb(m, p, EV_EVENT, e, public, 0)
+    # in turn order from the roller: a private event is the roller's alone first, then shown to the others. One
+    # offer_reaction_nb call site, called only for a seat in the game holding a card that fits the event (it
+    # returns 0 at once for the others, most seats: the call cost more than the test)
+    kinds = m[EVENTS_AT + e * EV_WIDTH + EV_REACT_MASK]
     done = 0
-    if not public:
-        done = offer_reaction_nb(m, p, e)
-        m[S_CTX_PUBLIC] = 1  # not answered: shown to the others
-    q = p if public else next_active_nb(m, p)
-    n = m[S_N_PLAYERS]
-    for _ in range(n):
+    q = p
+    for _ in range(m[S_N_PLAYERS]):
+        if m[sb(q) + O_IN] and hand_mask_nb(m, q, kinds) != 0:
+            done = offer_reaction_nb(m, q, e)
+        m[S_CTX_PUBLIC] = 1  # (a private event not answered by the roller: shown to the others)
         if done or m[S_DONE]:
             break
-        if q != p or public:
-            done = offer_reaction_nb(m, q, e)
         q = next_active_nb(m, q)
         if q == p:
             break
