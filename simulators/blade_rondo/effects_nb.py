@@ -404,22 +404,35 @@ def draw_nb(m, mask):
     return rand_bit_nb(m, M_RNG, mask)
 
 
+ASK = -2  # unasked_choice_nb: the decision needs the seat's strategy
+
+
+@njit(cache=True, inline='always')
+def unasked_choice_nb(m, seat, mask):
+    """``decide_nb``'s answers that call no strategy, or ASK: a single legal choice; the rules' default for a
+    scripted opponent (a solo game's seat 1); the built-in random strategy's draw (SG_INLINE: the same draw from
+    the same stream as its call would make; the masks asked are mostly below 2**16, where rand_bit16_nb reads the
+    bit from a byte table). Inlined into decide_nb and into the action step, the most frequent decision, which
+    so skips decide_nb's call and context when no strategy is asked."""
+    if mask & (mask - 1) == 0:
+        return lowest_bit_nb(mask)
+    if seat == 1 and m[M_SOLO] != 0:
+        return lowest_bit_nb(mask)
+    if m[STRAT0 + seat * SG_W + SG_INLINE]:
+        return rand_bit16_nb(m, M_RNG, mask)
+    return ASK
+
+
 @njit(i8(MP, i8, i8, i8), cache=True)
 def decide_nb(m, phase, seat, mask):
     """Ask ``seat``'s strategy (``bind_strategies_nb``) for one of the set bits of ``mask``. A single
     legal choice is taken without asking. A choice outside the mask ends the game as ``illegal``
     (recorded with its phase, value and mask for the scenario errors); the lowest legal choice is
     returned so that the caller can unwind normally."""
-    if mask & (mask - 1) == 0:
-        return lowest_bit_nb(mask)
-    if seat == 1 and m[M_SOLO] != 0:  # a scripted opponent never asks a strategy: the rules' default
-        return lowest_bit_nb(mask)
+    c = unasked_choice_nb(m, seat, mask)
+    if c != ASK:
+        return c
     b = STRAT0 + seat * SG_W
-    if m[b + SG_INLINE]:  # the built-in random strategy: the same draw from the same stream, without the call
-        # (rand_bit_nb's draw here, its one call site in the engine: draw_nb was a call on every random decision).
-        # The masks asked here are mostly below 2**16 (action, responses, options): rand_bit16_nb reads the bit
-        # from a byte table, not the six dependent steps of the halving search (the same bit)
-        return rand_bit16_nb(m, M_RNG, mask)
     fn = _fn_value(m[b + SG_C], m[b + SG_PY], m[b + SG_JIT])
     v = carray(m, m[M_SIZE])
     params = carray(_f8_pointer(m[b + SG_PARAMS]), m[b + SG_NPARAMS])

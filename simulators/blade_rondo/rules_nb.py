@@ -24,6 +24,7 @@ from numba.types import int64 as i8
 from numba.types import void
 
 from simulators.blade_rondo.effects_nb import (
+    ASK,
     F8A,
     I8A,
     ST,
@@ -52,6 +53,7 @@ from simulators.blade_rondo.effects_nb import (
     to_set_nb,
     to_under_nb,
     to_zone_nb,
+    unasked_choice_nb,
 )
 from simulators.blade_rondo.enums import (
     A_CH,
@@ -342,8 +344,6 @@ from simulators.blade_rondo.enums import (
     SEAT0,
     SEAT_W,
     SETUP_AT,
-    SG_INLINE,
-    SG_W,
     SL_HEAT,
     SL_PROT,
     SL_PULSE,
@@ -371,7 +371,6 @@ from simulators.blade_rondo.enums import (
     STATE0,
     STATE_END,
     STATUS_AT,
-    STRAT0,
     SU_FIRST,
     SU_LIST0,
     SU_LIST1,
@@ -399,7 +398,7 @@ from simulators.blade_rondo.enums import (
 )
 from simulators.common.memory_nb import MACHINE_PTR as MP
 from simulators.common.memory_nb import as_machine_nb
-from simulators.common.rng_nb import below_nb, popcount_nb, rand_below_nb, rand_bit16_nb, seed_nb, xoshiro_step_nb
+from simulators.common.rng_nb import below_nb, popcount_nb, rand_below_nb, seed_nb, xoshiro_step_nb
 
 RECORDS_T = types.Array(from_dtype(record_dt), 1, "C")
 CHUNK_SIG = types.void(
@@ -1424,14 +1423,11 @@ def turn_start_nb(m, seat):
 def action_step_nb(m, seat):
     """One decision of the action phase: a card is used (returns its local slot) or END (-1)."""
     mask = action_mask_nb(m, seat)
-    # decide_nb's answers for a forced choice (most often END alone) and for the built-in random strategy, taken
-    # here without its call: the most frequent decision of a game (numba zero-fills a call's slots on entry,
-    # and decide_nb saves six registers for its strategy call). Neither reads the context, so it is not written
-    if mask & (mask - 1) == 0 or (seat == 1 and m[M_SOLO] != 0):
-        ch = lowest_bit_nb(mask)
-    elif m[STRAT0 + seat * SG_W + SG_INLINE]:
-        ch = rand_bit16_nb(m, M_RNG, mask)
-    else:
+    # decide_nb's answers that ask no strategy (most often END alone, or the random seat's draw) without its call:
+    # the most frequent decision of a game (numba zero-fills a call's slots on entry, and decide_nb saves six
+    # registers for its strategy call). None reads the context, so it is written only when a strategy is asked
+    ch = unasked_choice_nb(m, seat, mask)
+    if ch == ASK:
         context_nb(m, PH_ACTION, -1, remaining_nb(m, seat), 0, seat)
         ch = decide_nb(m, PH_ACTION, seat, mask)
     if ch == BIT_END or m[S_DONE]:

@@ -191,3 +191,16 @@ def rand_bit16_nb(m, at, mask):
     if n == 0:
         return -1
     return select_bit16_nb(mask, rand_below_nb(m, at, n))
+
+
+@njit(cache=True, inline='always')
+def rand_bit16_inline_nb(m, at, mask):
+    """``rand_bit16_nb`` (the same draw, the same bit) with no call: masks of 16 bits or more take the halving
+    search inline instead of ``_select_wide_nb``. For a kernel's one draw site that serves wide masks too."""
+    n = popcount_nb(mask)
+    if n == 0:
+        return -1
+    k = rand_below_nb(m, at, n)
+    if mask >> 16:
+        return select_bit_nb(mask, k)
+    return select_bit16_nb(mask, k)

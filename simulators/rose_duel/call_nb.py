@@ -15,7 +15,8 @@ draws their choice inline with the same ``uniform_choice_nb`` (the same draw fro
 the call through the address (~9 ns of ~15 a decision).
 
 The built-in ``heuristic`` and ``akio`` strategies are recognised the same way (``C_HEUR``, ``C_AKIO_MODE``) and
-decided inline with ``heuristic_nb.heuristic_choice_nb`` on the seat's params row (``params_row_nb``): the entry
+decided inline with ``heuristic_nb.heuristic_pick_nb`` on the seat's params row (``params_row_nb``; its draws at
+``ask_nb``'s one draw site, shared with random): the entry
 points take the three built-ins as a tuple (``builtins()``), since only the addresses the strategies arrive
 with can be compared.
 

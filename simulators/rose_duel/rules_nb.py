@@ -23,7 +23,7 @@ from numba.types import int64 as i8
 
 from simulators.common.memory_nb import MACHINE_PTR, as_machine_nb
 from simulators.common.rng_nb import (
-    below_nb, popcount_nb, rand_below_nb, rand_bit16_nb, seed_nb, select_bit16_nb, select_bit_nb, set_stream_nb,
+    below_nb, popcount_nb, rand_below_nb, rand_bit16_inline_nb, rand_bit16_nb, seed_nb, set_stream_nb,
     xoshiro_step_nb,
 )
 from simulators.common.strategy import STRATEGY_T
@@ -276,19 +276,6 @@ def ask_other_nb(m, seat, phase, mask, decided, c):
     return c
 
 
-@njit(cache=True, inline='always')
-def draw_bit_nb(m, mask):
-    """``rand_bit16_nb(m, M_RNG, mask)`` (the same draw, the same bit) with no call: the masks of 16 bits or more
-    take ``select_bit_nb`` inline (``select_bit16_nb`` calls it for them)."""
-    n = popcount_nb(mask)
-    if n == 0:
-        return -1
-    k = rand_below_nb(m, M_RNG, n)
-    if mask >> 16:
-        return select_bit_nb(mask, k)
-    return select_bit16_nb(mask, k)
-
-
 @njit(i8(MP, i8, i8, i8), cache=True)
 def ask_nb(m, seat, phase, mask):
     """The seat's choice for a decision: its strategy (the house: ``house_choice_nb``). An
@@ -313,7 +300,7 @@ def ask_nb(m, seat, phase, mask):
                                         (m[C_AKIO_MODE] >> seat) & 1 != 0)
         if decided:
             if c == PICK_DRAW:
-                c = draw_bit_nb(m, draw)
+                c = rand_bit16_inline_nb(m, M_RNG, draw)
             if c >= 0 and c <= 62 and (mask >> c) & 1:
                 return c
     return ask_other_nb(m, seat, phase, mask, decided, c)
