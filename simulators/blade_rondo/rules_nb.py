@@ -1173,8 +1173,8 @@ def _action_mask_loop_nb(m, seat):
     return mask
 
 
-@njit(i8(MP, i8), cache=True)
-def action_mask_nb(m, seat):
+@njit(cache=True, inline='always')
+def action_mask_inline_nb(m, seat):
     """PH_ACTION's mask: usable local slots, and BIT_END. Cards forbidden to the seat (M_FORBID,
     restricted play) are left out like sealed ones: ending the turn stays legal, so no fallback is needed.
 
@@ -1202,6 +1202,12 @@ def action_mask_nb(m, seat):
         if usable_nb(m, seat, ls):
             mask |= 1 << ls
     return mask
+
+
+@njit(i8(MP, i8), cache=True)
+def action_mask_nb(m, seat):
+    """``action_mask_inline_nb`` as a call (strategies, entry points)."""
+    return action_mask_inline_nb(m, seat)
 
 
 @njit(cache=True, inline='always')
@@ -1304,7 +1310,7 @@ def coin_exchange_nb(m, seat):
 
 
 # ----------------------------------------------------------------------------- the turn
-@njit(b1(MP, i8), cache=True)
+@njit(cache=True, inline='always')
 def _turn_open_nb(m, seat):
     """``turn_start_nb``'s Voltage (or Burst). True when a Burst ended the game (the turn stops there)."""
     m[S_ACTIVE] = seat
@@ -1422,7 +1428,7 @@ def turn_start_nb(m, seat):
 @njit(cache=True, inline='always')
 def action_step_nb(m, seat):
     """One decision of the action phase: a card is used (returns its local slot) or END (-1)."""
-    mask = action_mask_nb(m, seat)
+    mask = action_mask_inline_nb(m, seat)
     # decide_nb's answers that ask no strategy (most often END alone, or the random seat's draw) without its call:
     # the most frequent decision of a game (numba zero-fills a call's slots on entry, and decide_nb saves six
     # registers for its strategy call). None reads the context, so it is written only when a strategy is asked
@@ -1453,8 +1459,8 @@ def _back_to_hand_nb(m, ob, g, zone_word):
     m[sl + L_STSEAT] = -1
 
 
-@njit(void(MP, i8), cache=True)
-def end_turn_nb(m, seat):
+@njit(cache=True, inline='always')
+def end_turn_inline_nb(m, seat):
     """T5: the turn player's face-up cards go back (Limited ones to the discard pile), the
     opponent's face-down cards to its hand and its flipped ones to its discard pile; end-of-turn
     Voltage; every until-end-of-turn effect ends; the turn cap (T10)."""
@@ -1511,6 +1517,12 @@ def end_turn_nb(m, seat):
         m[S_END] = END_TIMEOUT
         m[S_WINNER] = -1
         emit_nb(m, -1, EV_TIMEOUT, m[S_TURN], 0, 0)
+
+
+@njit(void(MP, i8), cache=True)
+def end_turn_nb(m, seat):
+    """``end_turn_inline_nb`` as a call (the solo game, the checked loop, entry points)."""
+    end_turn_inline_nb(m, seat)
 
 
 # ----------------------------------------------------------------------------- setup
@@ -1746,7 +1758,7 @@ def _simulate_chunk(machine, start, count, key, strat0, params0, strat1, params1
                     break
             if m[S_DONE]:
                 break
-            end_turn_nb(m, seat)
+            end_turn_inline_nb(m, seat)
             seat = 1 - seat
         write_record_nb(out, i, g, m, sid0, sid1)
 
