@@ -161,25 +161,14 @@ def _action_value_nb(m, seat, aid, params):
             + params[K_PROT] * df + 0.3 * params[K_DMG] * atk_t)
 
 
-@njit(f8(MP, i8, i8, types.CPointer(f8), i8, i8, i8, i8, f8), cache=True)
-def _card_value_nb(m, seat, ls, params, dd, atk0, ol, life, resp_v):
-    """Worth per cost of using the card of local slot ``ls`` now (heuristic_nb's PH_ACTION). The arguments after
-    ``params`` are the same for every card of the decision, worked out once by the caller: ``dd``, ``atk0`` the
-    damage context (``damage_context_nb``), ``ol`` and ``life`` the opponent's and the seat's Life, ``resp_v`` a
-    Response card's worth. ``params``: the knobs' address, not the array: an array argument costs a reference
-    count taken and dropped (two calls) per card."""
-    g = seat * SLOTS + ls
-    cid = m[SLOT0 + g * SLOT_W + L_CARD]
+@njit(f8(MP, i8, i8, i8, i8, types.CPointer(f8), i8, i8, i8, i8), cache=True)
+def _card_value_nb(m, seat, ls, cid, t, params, dd, atk0, ol, life):
+    """Worth per cost of using card ``cid`` (of type ``t``, neither a Breathing card nor a Response: the caller
+    values those) in local slot ``ls`` now (heuristic_nb's PH_ACTION). The arguments after ``params`` are the
+    same for every card of the decision, worked out once by the caller: ``dd``, ``atk0`` the damage context
+    (``damage_context_nb``), ``ol`` and ``life`` the opponent's and the seat's Life. ``params``: the knobs'
+    address, not the array: an array argument costs a reference count taken and dropped (two calls) per card."""
     sb = SEAT0 + seat * SEAT_W
-    t = card_nb(m, cid, C_TYPE)
-    if t == SYM_BREATH:
-        if ls == SL_PULSE:
-            return 100.0  # free cost for this turn: use it first
-        if ls == SL_HEAT:
-            return params[K_HEAT] if m[sb + O_ATK] < m[RULES_AT + R_PARAM_CAP] else 0.0
-        return -1.0  # Protection: decided after every other card (heuristic_nb)
-    if t == SYM_PREP:
-        return resp_v
     selfd = card_nb(m, cid, C_SELF_DMG)  # the damage its Sacrifice deals its user (game.py)
     if selfd >= life:
         return -10.0
@@ -342,21 +331,43 @@ def _heuristic_core_nb(phase, p, seat, mask, params):
         best = -1
         bv = -1e300
         ties = 0
-        dd, atk0 = damage_context_nb(p, seat)  # the cards' values read it: once per decision
+        ctx = False  # the damage context, worked out at the first card _card_value_nb values (once per decision)
+        dd = 0
+        atk0 = 0
         ol = p[SEAT0 + (1 - seat) * SEAT_W + O_LIFE]
         life = p[sb + O_LIFE]
         resp_v = params[K_RESP] / (1.0 + popcount_nb(p[sb + O_DOWN]))
-        for ls in range(10):  # the best value, ties broken at random (no array: this runs every decision)
-            if (mask >> ls) & 1 and ls != SL_PROT:
-                x = _card_value_nb(p, seat, ls, params, dd, atk0, ol, life, resp_v)
-                if x > bv + 1e-9:
-                    bv = x
+        # the best value over the slots 0-9 but Protection's, in slot order, ties broken at random (no array: this
+        # runs every decision); the loop visits the set bits only (a test per slot mispredicts on a random hand)
+        cand = mask & ((1 << 10) - 1) & ~(1 << SL_PROT)
+        while cand:
+            ls = lowest_bit_nb(cand)
+            cand &= cand - 1
+            # a Breathing card's and a Response's worth here, without a call (more than half the candidates)
+            cid = p[SLOT0 + (seat * SLOTS + ls) * SLOT_W + L_CARD]
+            t = card_nb(p, cid, C_TYPE)
+            if t == SYM_BREATH:
+                if ls == SL_PULSE:
+                    x = 100.0  # free cost for this turn: use it first
+                elif ls == SL_HEAT:
+                    x = params[K_HEAT] if p[sb + O_ATK] < p[RULES_AT + R_PARAM_CAP] else 0.0
+                else:
+                    x = -1.0  # Protection: decided after every other card (below)
+            elif t == SYM_PREP:
+                x = resp_v
+            else:
+                if not ctx:
+                    dd, atk0 = damage_context_nb(p, seat)
+                    ctx = True
+                x = _card_value_nb(p, seat, ls, cid, t, params, dd, atk0, ol, life)
+            if x > bv + 1e-9:
+                bv = x
+                best = ls
+                ties = 1
+            elif x >= bv - 1e-9:
+                ties += 1
+                if _rand_float_nb(p) * ties < 1.0:
                     best = ls
-                    ties = 1
-                elif x >= bv - 1e-9:
-                    ties += 1
-                    if _rand_float_nb(p) * ties < 1.0:
-                        best = ls
         if best >= 0 and bv >= params[K_MIN]:
             return best
         # Protection with what is left, if it raises Defence (the last thing of the turn)
