@@ -149,6 +149,14 @@ def emit_nb(m, seat, code, a, b, c):
 
 
 @njit(cache=True, inline='always')
+def emit_t_nb(m, tr, seat, code, a, b, c):
+    """``emit_nb`` where the caller read whether tracing is on once (``tr``: ``m[M_TRACE_CAP] != 0``; fight_nb,
+    ~15 events a phase): stores to the machine between the events keep LLVM from reusing one test."""
+    if tr:
+        emit_nb(m, seat, code, a, b, c)
+
+
+@njit(cache=True, inline='always')
 def note_used_nb(m, p, k):
     """Player seat ``p`` used card kind ``k`` (reaction, action, cancel or duelling card): its ``used`` bit
     and, the first time any seat uses ``k`` this game, the turn (1-based, capped: the record keeps a byte)."""
@@ -411,9 +419,10 @@ def draw_card_nb(m, p):
     return k
 
 
-@njit(i8(MP, i8, i8, i8), cache=True)
-def take_from_hand_nb(m, p, slot, to_discard):
-    """Remove hand slot ``slot`` of seat ``p`` (the last card fills the hole); return its kind."""
+@njit(cache=True, inline='always')
+def take_inline_nb(m, p, slot, to_discard):
+    """``take_from_hand_nb`` without the call, where a card is played (a duelling card, an action, a cancel, a
+    reaction): a few loads and stores, less than the call's own cost."""
     b = sb(p)
     k = m[b + O_HAND + slot]
     n = m[b + O_HAND_N] - 1
@@ -423,6 +432,12 @@ def take_from_hand_nb(m, p, slot, to_discard):
         m[DISC + m[S_DISC_N]] = k
         m[S_DISC_N] += 1
     return k
+
+
+@njit(i8(MP, i8, i8, i8), cache=True)
+def take_from_hand_nb(m, p, slot, to_discard):
+    """Remove hand slot ``slot`` of seat ``p`` (the last card fills the hole); return its kind."""
+    return take_inline_nb(m, p, slot, to_discard)
 
 
 @njit(cache=True, inline='always')
@@ -657,8 +672,9 @@ def run_duel_steps_nb(m, start, n, self_side, target_side):
 
 
 # ----------------------------------------------------------------------------- a duel
-@njit(void(MP, i8, i8, i8, i8), cache=True)
-def load_side_nb(m, side, seat, akio, akio_seat):
+@njit(cache=True, inline='always')
+def load_side_inline_nb(m, side, seat, akio, akio_seat):
+    """``load_side_nb`` without the call (challenge_nb: both sides in a loop, inlined once)."""
     x = xb(side)
     for i in range(SIDE_W):
         m[x + i] = 0
@@ -690,6 +706,11 @@ def load_side_nb(m, side, seat, akio, akio_seat):
     m[x + X_LOC] = LOC_ROSE
 
 
+@njit(void(MP, i8, i8, i8, i8), cache=True)
+def load_side_nb(m, side, seat, akio, akio_seat):
+    load_side_inline_nb(m, side, seat, akio, akio_seat)
+
+
 @njit(cache=True, inline='always')
 def mod_nb(m, x, st):
     return m[x + X_PMOD + st] + m[x + X_DMOD + st]
@@ -715,7 +736,7 @@ def play_duel_card_nb(m, side, spectator_seat):
         if c == PASS_BIT:
             return
         side = ask_nb(m, p, PH_SIDE, 3)
-        k = take_from_hand_nb(m, p, c, 1)
+        k = take_inline_nb(m, p, c, 1)
     else:
         x = xb(side)
         p = m[x + X_SEAT]
@@ -741,7 +762,7 @@ def play_duel_card_nb(m, side, spectator_seat):
             c = ask_nb(m, p, PH_DUEL_CARD, mask | (1 << PASS_BIT))
             if c == PASS_BIT:
                 return
-            k = take_from_hand_nb(m, p, c, 1)
+            k = take_inline_nb(m, p, c, 1)
     if p >= 0 and p < HOUSE:
         note_used_nb(m, p, k)
     emit_nb(m, p, EV_DUEL_CARD, k, side, 0)
@@ -749,7 +770,7 @@ def play_duel_card_nb(m, side, spectator_seat):
 
 
 @njit(cache=True, inline='always')
-def prepare_nb(m, side):
+def prepare_nb(m, side, tr):
     """Step 1: the focus allocation (thrust, parry, initiative) and the face-down hit location."""
     x = xb(side)
     p = m[x + X_SEAT]
@@ -766,14 +787,14 @@ def prepare_nb(m, side):
         m[x + X_ALLOC] = m[SPLIT_AT + 2 * k]
         m[x + X_ALLOC + 1] = m[SPLIT_AT + 2 * k + 1]
         m[x + X_ALLOC + 2] = f - m[SPLIT_AT + 2 * k] - m[SPLIT_AT + 2 * k + 1]
-    emit_nb(m, p, EV_FOCUS, m[x + X_ALLOC], m[x + X_ALLOC + 1], m[x + X_ALLOC + 2])
+    emit_t_nb(m, tr, p, EV_FOCUS, m[x + X_ALLOC], m[x + X_ALLOC + 1], m[x + X_ALLOC + 2])
     locs = (1 << LOC_ROSE) | (1 << LOC_BODY) | ((((1 << m[M_N_OBJECTS]) - 1) & ~m[DUEL0 + D_OBJ_DONE]) << LOC_OBJ)
     fl = m[DUEL0 + D_FIX_LOC + side]
     if fl >= 0 and (locs >> fl) & 1:
         m[x + X_LOC] = fl
     else:
         m[x + X_LOC] = ask_location_nb(m, p, locs)
-    emit_nb(m, p, EV_LOCATION, m[x + X_LOC], side, 0)
+    emit_t_nb(m, tr, p, EV_LOCATION, m[x + X_LOC], side, 0)
 
 
 @njit(cache=True, inline='always')
@@ -807,10 +828,11 @@ def fight_nb(m):
     m[d + D_WINNER_SIDE] = -1
     m[d + D_RESULT] = DO_PHASE_CAP
     max_ph = m[RULES_AT + R_MAX_PHASES]
+    tr = m[M_TRACE_CAP] != 0  # (read once: emit_t_nb)
     first = True
     for ph in range(max_ph):
         m[d + D_PHASE] = ph
-        emit_nb(m, -1, EV_PHASE, ph + 1, m[xb(0) + X_STAMINA], m[xb(1) + X_STAMINA])
+        emit_t_nb(m, tr, -1, EV_PHASE, ph + 1, m[xb(0) + X_STAMINA], m[xb(1) + X_STAMINA])
         skip = m[d + D_NEXT_ATT] >= 0 and m[RULES_AT + R_LOCK_SKIPS]
         for s in range(2):
             x = xb(s)
@@ -819,7 +841,7 @@ def fight_nb(m):
             m[x + X_GUARD] = 0
         if not skip:
             for s in range(2):  # (a loop: prepare_nb inlined once, not twice, costs less compile time)
-                prepare_nb(m, s)
+                prepare_nb(m, s, tr)
         if not m[d + D_NO_CARDS]:
             # play_duel_card_nb returns at once for a player holding no card it could play (the allowed slots
             # are some of those): the call is made only when one is held (or for Akio)
@@ -850,7 +872,7 @@ def fight_nb(m):
                 r0 = u + m[x0 + X_ALLOC + 2] + mod_nb(m, x0, ST_INIT)
                 u, s0, s1, s2, s3 = roll_local_nb(m, scr, die, s0, s1, s2, s3)
                 r1 = u + m[x1 + X_ALLOC + 2] + mod_nb(m, x1, ST_INIT)
-                emit_nb(m, -1, EV_INITIATIVE, r0, r1, 0)
+                emit_t_nb(m, tr, -1, EV_INITIATIVE, r0, r1, 0)
                 if r0 != r1:
                     att = 0 if r0 > r1 else 1
                     break
@@ -867,7 +889,7 @@ def fight_nb(m):
         u, s0, s1, s2, s3 = roll_local_nb(m, scr, die, s0, s1, s2, s3)
         df = m[xd + X_BASE_P] + m[xd + X_ALLOC + 1] + mod_nb(m, xd, ST_PARRY) + u
         set_stream_nb(m, M_RNG, s0, s1, s2, s3)
-        emit_nb(m, m[xa + X_SEAT], EV_ATTACK, att, a, df)
+        emit_t_nb(m, tr, m[xa + X_SEAT], EV_ATTACK, att, a, df)
         m[d + D_CNT_PHASES] += 1
         if a > df:
             m[d + D_CNT_HIT] += 1
@@ -878,7 +900,7 @@ def fight_nb(m):
                 loc = LOC_BODY
             pa = m[xa + X_SEAT]
             if loc == LOC_ROSE:
-                emit_nb(m, pa, EV_HIT_ROSE, att, 0, 0)
+                emit_t_nb(m, tr, pa, EV_HIT_ROSE, att, 0, 0)
                 if not m[xa + X_AKIO] and pa < HOUSE:
                     m[sb(pa) + O_ROSE_HITS] += 1
                 m[d + D_RESULT] = DO_ROSE
@@ -887,7 +909,7 @@ def fight_nb(m):
             if loc == LOC_BODY:
                 w = a - df
                 m[xd + X_STAMINA] -= w
-                emit_nb(m, pa, EV_HIT_BODY, att, w, m[xd + X_STAMINA])
+                emit_t_nb(m, tr, pa, EV_HIT_BODY, att, w, m[xd + X_STAMINA])
                 if not m[xa + X_AKIO] and pa < HOUSE:
                     m[sb(pa) + O_BODY_HITS] += 1
                 if m[xd + X_STAMINA] > 0 and m[RULES_AT + R_FOCUS_LOSS]:
@@ -899,11 +921,11 @@ def fight_nb(m):
                         bx = ask_nb(m, m[xd + X_SEAT], PH_FOCUS_LOSS, boxes)
                         m[xd + X_ALLOC + bx] -= 1
                         m[xd + X_FOCUS] -= 1
-                        emit_nb(m, m[xd + X_SEAT], EV_FOCUS_LOSS, bx, m[xd + X_FOCUS], 0)
+                        emit_t_nb(m, tr, m[xd + X_SEAT], EV_FOCUS_LOSS, bx, m[xd + X_FOCUS], 0)
             else:
                 o = loc - LOC_OBJ
                 m[d + D_OBJ_DONE] |= 1 << o
-                emit_nb(m, pa, EV_HIT_OBJECT, att, o, 0)
+                emit_t_nb(m, tr, pa, EV_HIT_OBJECT, att, o, 0)
                 if not m[xa + X_AKIO] and pa < HOUSE:
                     m[sb(pa) + O_OBJ_HITS] += 1
                 at = OBJECTS_AT + o * OB_WIDTH
@@ -916,7 +938,7 @@ def fight_nb(m):
             m[d + D_CNT_PARRY] += 1
             if first:
                 m[d + D_CNT_FIRST + 2] += 1
-            emit_nb(m, m[xd + X_SEAT], EV_PARRY, 1 - att, 0, 0)
+            emit_t_nb(m, tr, m[xd + X_SEAT], EV_PARRY, 1 - att, 0, 0)
         else:
             m[d + D_CNT_LOCK] += 1
             if first:
@@ -925,7 +947,7 @@ def fight_nb(m):
             for _ in range(50):
                 l0 = m[xb(0) + X_BASE_S] + mod_nb(m, xb(0), ST_STRENGTH) + roll_nb(m)
                 l1 = m[xb(1) + X_BASE_S] + mod_nb(m, xb(1), ST_STRENGTH) + roll_nb(m)
-                emit_nb(m, -1, EV_LOCK, l0, l1, 0)
+                emit_t_nb(m, tr, -1, EV_LOCK, l0, l1, 0)
                 if l0 != l1:
                     w = 0 if l0 > l1 else 1
                     break
@@ -934,16 +956,16 @@ def fight_nb(m):
         # end of phase: fatigue
         m[xb(0) + X_STAMINA] -= 1
         m[xb(1) + X_STAMINA] -= 1
-        emit_nb(m, -1, EV_FATIGUE, m[xb(0) + X_STAMINA], m[xb(1) + X_STAMINA], 0)
+        emit_t_nb(m, tr, -1, EV_FATIGUE, m[xb(0) + X_STAMINA], m[xb(1) + X_STAMINA], 0)
         c = collapse_check_nb(m, -1)
         if c:
             end_by_collapse_nb(m, c)
             return
 
 
-@njit(void(MP, i8), cache=True)
-def unload_side_nb(m, side):
-    """Write a duelist's Stamina and Focus back to its seat after the duel (not Akio's)."""
+@njit(cache=True, inline='always')
+def unload_side_inline_nb(m, side):
+    """``unload_side_nb`` without the call (challenge_nb: both sides in a loop, inlined once)."""
     x = xb(side)
     if m[x + X_AKIO]:
         return
@@ -956,6 +978,12 @@ def unload_side_nb(m, side):
     else:
         m[b + O_STAMINA] = m[b + O_MAXST]
         m[b + O_FOCUS] = m[b + O_MAXFO]
+
+
+@njit(void(MP, i8), cache=True)
+def unload_side_nb(m, side):
+    """Write a duelist's Stamina and Focus back to its seat after the duel (not Akio's)."""
+    unload_side_inline_nb(m, side)
 
 
 @njit(void(MP, i8, i8), cache=True)
@@ -995,8 +1023,8 @@ def challenge_nb(m, p):
     emit_nb(m, p, EV_CHALLENGE, vi, 0, 0)
     m[d + D_OBJ_DONE] = 0
     m[d + D_REVOLUTION] = 0
-    load_side_nb(m, 0, p, 0, -1)
-    load_side_nb(m, 1, vi, 0, -1)
+    for s in range(2):
+        load_side_inline_nb(m, s, p if s == 0 else vi, 0, -1)
     m[S_IN_DUEL] = 1
     m[d + D_SPEC0] = -1
     m[d + D_SPEC1] = -1
@@ -1017,9 +1045,8 @@ def challenge_nb(m, p):
             emit_nb(m, q, EV_SPECTATE, 0, 0, 0)
     fight_nb(m)
     m[S_IN_DUEL] = 0
-    unload_side_nb(m, 0)
-    unload_side_nb(m, 1)
     for s in range(2):
+        unload_side_inline_nb(m, s)
         m[sb(m[xb(s) + X_SEAT]) + O_DUELS] += 1
     ws = m[d + D_WINNER_SIDE]
     emit_nb(m, m[xb(ws) + X_SEAT] if ws >= 0 else -1, EV_DUEL_END, m[d + D_RESULT], ws, 0)
@@ -1142,7 +1169,7 @@ def offer_reaction_nb(m, q, e):
     c = ask_nb(m, q, PH_REACT, mask | (1 << PASS_BIT))
     if c == PASS_BIT:
         return 0
-    k = take_from_hand_nb(m, q, c, 0)  # the reaction leaves play
+    k = take_inline_nb(m, q, c, 0)  # the reaction leaves play
     note_used_nb(m, q, k)
     rx = RX_AT + (e * MAX_KINDS + k) * RX_WIDTH
     nob = m[rx + RX_NOBILITY]
@@ -1157,7 +1184,14 @@ def offer_reaction_nb(m, q, e):
 
 @njit(void(MP, i8, i8), cache=True)
 def event_nb(m, p, public):
-    e = draw_event_nb(m)
+    n = m[S_EVD_N]
+    if n > 0:  # draw_event_nb's usual path without the call: an event left to draw
+        e = m[EVD + n - 1]
+        m[S_EVD_N] = n - 1
+        m[EVX + m[S_EVX_N]] = e
+        m[S_EVX_N] += 1
+    else:
+        e = draw_event_nb(m)
     if e < 0:
         return
     m[S_EVENTS] += 1
@@ -1207,7 +1241,7 @@ def action_nb(m, p):
     for q in range(m[S_N_PLAYERS]):
         targets |= int((m[sb(q) + O_IN] != 0) & (q != p)) << q
     t = ask_nb(m, p, PH_TARGET, targets)
-    take_from_hand_nb(m, p, c, 1)
+    take_inline_nb(m, p, c, 1)
     note_used_nb(m, p, k)
     m[S_ACTIONS] += 1
     m[S_INVOLVED] |= (1 << p) | (1 << t)
@@ -1218,7 +1252,7 @@ def action_nb(m, p):
         m[S_CTX_SEAT] = p
         c2 = ask_nb(m, t, PH_CANCEL, cmask | (1 << PASS_BIT))
         if c2 != PASS_BIT:
-            k2 = take_from_hand_nb(m, t, c2, 1)
+            k2 = take_inline_nb(m, t, c2, 1)
             note_used_nb(m, t, k2)
             m[S_CANCELS] += 1
             emit_nb(m, t, EV_CANCEL, k2, k, 0)
@@ -1324,7 +1358,16 @@ def turn_nb(m):
         # a seat playing the built-in heuristics: their decision without the call (ask_nb would take it inline)
         c = heuristic_draw_nb(3) if (m[C_HEUR] >> p) & 1 else ask_often_nb(m, p, PH_DRAW, 3)
         if c == YES:
-            k = draw_card_nb(m, p)
+            # draw_card_nb's usual path without the call: a card left in the deck, room in the hand
+            n = m[S_DECK_N]
+            h = m[b + O_HAND_N]
+            if n > 0 and h < HAND_MAX:
+                k = m[DECK + n - 1]
+                m[S_DECK_N] = n - 1
+                m[b + O_HAND + h] = k
+                m[b + O_HAND_N] = h + 1
+            else:
+                k = draw_card_nb(m, p)
             emit_nb(m, p, EV_DRAW, k, 0, 0)
 
 
