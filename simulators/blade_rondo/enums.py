@@ -103,6 +103,7 @@ DO_JUMP = 30  # compiled, not data: skip P_A rows (the end of a guard's then-blo
 R_START_LIFE, R_LIFE_CAP, R_PARAM_CAP, R_DAY_MAX, R_SECOND_ATK, R_RESP_COST, R_PROT_MIN = 0, 1, 2, 3, 4, 5, 6
 R_HAND, R_DEAL, R_MAX_TURNS, R_PHOS_CONSUMED, R_SEAL_COUNTS, R_RETAINER_DEF, R_BAN = 7, 8, 9, 10, 11, 12, 13
 R_SEAL_ST = 14  # derived: the status a Seal becomes (the first status with seal = true), -1: none
+R_PREPS = 15  # derived (game.py), for the heuristics: the Response card numbers (type preparation; bit n: number n)
 R_WIDTH = 16
 
 # --- the machine: config

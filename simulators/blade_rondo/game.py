@@ -595,6 +595,10 @@ def build_tables(data: GameData, extra=None) -> Tables:
         extra(image, rows, ids)
     for cid in range(E.N_IDS):  # after every table it reads
         image[E.SCORE_AT + cid] = np.float64(_draft_score(image, cid)).view(np.int64)
+    # the heuristics' draft reads the Responses as one word (N_IDS <= 64 numbers)
+    image[E.RULES_AT + E.R_PREPS] = np.uint64(sum(1 << cid for cid in range(1, E.N_IDS)
+                                                  if image[E.CARDS_AT + cid * E.C_WIDTH + E.C_TYPE] == E.SYM_PREP)
+                                              ).view(np.int64)
 
     prog = np.array(rows, dtype=np.int64).reshape(-1, E.P_WIDTH)
     image = np.concatenate([image, prog.ravel()])

@@ -54,6 +54,7 @@ from simulators.blade_rondo.enums import (
     O_ATK,
     O_DEF,
     O_DOWN,
+    O_DUP,
     O_HAND,
     O_HANDMASK,
     O_LIFE,
@@ -80,6 +81,7 @@ from simulators.blade_rondo.enums import (
     PH_SUB,
     PH_X,
     R_PARAM_CAP,
+    R_PREPS,
     RULES_AT,
     S_ACTIVE,
     S_CTX_B,
@@ -410,19 +412,16 @@ def _heuristic_core_nb(phase, p, seat, mask, params):
         # the tie draws, those of the scaling only when the case holds
         cut = 1.0
         kept = 0
+        preps = 0
         if phase == PH_KEEP:
             # a keep comes only from setup_game_nb's draft, right after init_state_nb, and only give_card_nb has
             # put cards in the hand since: the numbers kept in local slots 0-6 are O_HANDMASK's bits, those slots
             # O_HAND's bits (no scan of the seven slots)
             kept = p[sb + O_HANDMASK]
-            resp = 0
-            h = p[sb + O_HAND] & SWORDS
-            while h:
-                c = p[SLOT0 + (seat * SLOTS + lowest_bit_nb(h)) * SLOT_W + L_CARD]
-                h &= h - 1
-                if c > 0 and card_nb(p, c, C_TYPE) == SYM_PREP:
-                    resp += 1
-            cut = 0.3 if resp >= 2 else 1.0
+            # two Responses kept: two Response numbers in O_HANDMASK, or one of them twice (its bit in O_DUP, which
+            # give_card_nb sets beside O_HANDMASK's); R_PREPS: the Response numbers (game.py), no card read
+            preps = p[RULES_AT + R_PREPS]
+            cut = 0.3 if popcount_nb(kept & preps) >= 2 or (p[sb + O_DUP] & preps) != 0 else 1.0
         x = mask
         if cut == 1.0:  # the usual pick: no Response factor, no read of the card type (score * 1.0 is the score)
             while x:  # the best value, ties at random (no array: 14 picks a game)
@@ -434,7 +433,7 @@ def _heuristic_core_nb(phase, p, seat, mask, params):
         while x:
             n = lowest_bit_nb(x)
             x &= x - 1
-            f1 = cut if card_nb(p, n, C_TYPE) == SYM_PREP else 1.0
+            f1 = cut if (preps >> n) & 1 else 1.0
             val = static_score_nb(p, n) * f1 * (0.8 if (kept >> n) & 1 else 1.0)
             best, hi, lo, ties = _pick_step_nb(p, n, val, best, hi, lo, ties)
         return best
