@@ -29,11 +29,12 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from simulators.common.memory_nb import MACHINE_PTR, as_machine_nb
+from simulators.common.rng_nb import rand_bit16_nb
 from simulators.common.strategy import STRATEGY_SIG, STRATEGY_T
 from simulators.rose_duel.enums import (
     C_AKIO_MODE, C_FN, C_HEUR, C_M_N, C_PAR, C_PAR_W, C_UNIFORM, FOCUS_MEMO_AT, FOCUS_MEMO_N, M_RNG, MAX_SEATS,
 )
-from simulators.rose_duel.heuristic_nb import akio_nb, heuristic_nb, rand_bit16_nb
+from simulators.rose_duel.heuristic_nb import akio_nb, heuristic_nb
 
 _I8_ARR = types.int64[::1]
 _F8_ARR = types.float64[::1]

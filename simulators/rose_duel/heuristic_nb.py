@@ -6,11 +6,10 @@ their strategy arrives with: ``C_HEUR``, ``C_AKIO_MODE``) instead of calling it 
 function on the same machine, params row and stream, so the same choice and the same draws.
 """
 import numpy as np
-from numba import njit, types
-from numba.extending import intrinsic
+from numba import njit
 
 from simulators.common.memory_nb import as_machine_nb
-from simulators.common.rng_nb import SEL8, _select_wide_nb, rand_below_nb, rand_float_nb
+from simulators.common.rng_nb import popcount_nb, rand_bit16_nb, rand_float_nb
 from simulators.rose_duel.enums import (
     AKIO_AT, CA_HOSTILE, CA_WIDTH, CARDS_AT, D_REVOLUTION, D_SIDE0, DU_FOCUS, DU_PARRY, DU_STAMINA, DU_THRUST,
     DU_WIDTH, DUEL0, DUELISTS_AT, LOC_BODY, LOC_ROSE, M_RNG, MAX_FOCUS, MAX_KINDS, NO, O_DUELIST, O_FOCUS, O_GOALS,
@@ -21,71 +20,6 @@ from simulators.rose_duel.enums import (
 )
 
 PICK_DRAW = -2  # heuristic_pick_nb: the choice is a rand_bit16_nb draw from the mask returned with it
-
-
-@intrinsic
-def popcount_nb(typingctx, x):
-    """``rng_nb.popcount_nb`` (the set bits of the 64-bit word, any sign) as one ``llvm.ctpop``: LLVM turned that
-    loop into a ``popcnt`` at some inlined sites but not at others (the uniform draws' masks, the status update's
-    lowest seat), where it stayed a loop of a mispredicted length."""
-    if not isinstance(x, types.Integer):
-        return None
-
-    def codegen(context, builder, sig, args):
-        return builder.ctpop(args[0])
-
-    return types.int64(types.int64), codegen
-
-
-@njit(cache=True, inline='always')
-def select_bit16_nb(mask, k):
-    """``rng_nb.select_bit16_nb`` (the same bit) on ``popcount_nb`` above."""
-    if mask & (mask + 1) == 0:
-        return k  # the set bits are 0..n-1
-    if mask >> 16:
-        return _select_wide_nb(mask, k)
-    lo = mask & 0xFF
-    pl = popcount_nb(lo)
-    low = k < pl
-    byte = lo if low else mask >> 8
-    kk = k if low else k - pl
-    return (0 if low else 8) + np.int64(SEL8[byte * 8 + kk])
-
-
-@njit(cache=True, inline='always')
-def rand_bit16_nb(m, at, mask):
-    """``rng_nb.rand_bit16_nb`` (the same draw, the same bit) on ``popcount_nb`` above."""
-    n = popcount_nb(mask)
-    if n == 0:
-        return -1
-    return select_bit16_nb(mask, rand_below_nb(m, at, n))
-
-
-@njit(cache=True, inline='always')
-def select_bit_nb(mask, k):
-    """``rng_nb.select_bit_nb`` (the same bit) on ``popcount_nb`` above."""
-    if mask & (mask + 1) == 0:
-        return k
-    pos = 0
-    for w in (32, 16, 8, 4, 2, 1):
-        c = popcount_nb(mask & ((1 << w) - 1))
-        up = k >= c
-        k = k - c if up else k
-        mask = mask >> w if up else mask
-        pos = pos + w if up else pos
-    return pos
-
-
-@njit(cache=True, inline='always')
-def rand_bit16_inline_nb(m, at, mask):
-    """``rng_nb.rand_bit16_inline_nb`` (the same draw, the same bit) on ``popcount_nb`` above."""
-    n = popcount_nb(mask)
-    if n == 0:
-        return -1
-    k = rand_below_nb(m, at, n)
-    if mask >> 16:
-        return select_bit_nb(mask, k)
-    return select_bit16_nb(mask, k)
 
 
 @njit(cache=True, inline='always')

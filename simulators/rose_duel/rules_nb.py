@@ -23,7 +23,8 @@ from numba.types import int64 as i8
 
 from simulators.common.memory_nb import MACHINE_PTR, as_machine_nb
 from simulators.common.rng_nb import (
-    below_nb, rand_below_nb, seed_nb, set_stream_nb, xoshiro_step_nb,
+    below_nb, popcount_nb, rand_below_nb, rand_bit16_inline_nb, rand_bit16_nb, seed_nb, set_stream_nb,
+    xoshiro_step_nb,
 )
 from simulators.common.strategy import STRATEGY_T
 from simulators.rose_duel.call_nb import (
@@ -31,7 +32,7 @@ from simulators.rose_duel.call_nb import (
 )
 from simulators.rose_duel.heuristic_nb import (
     PICK_DRAW, akio_focus_nb, akio_nb, heuristic_challenge_nb, heuristic_draw_nb, heuristic_location_nb, heuristic_nb,
-    heuristic_pick_nb, heuristic_spectate_nb, popcount_nb, rand_bit16_inline_nb, rand_bit16_nb, split_total_nb,
+    heuristic_pick_nb, heuristic_spectate_nb, split_total_nb,
 )
 from simulators.rose_duel.enums import (
     C_AKIO_MODE, C_HEUR, C_UNIFORM,
