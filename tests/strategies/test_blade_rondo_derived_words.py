@@ -1,6 +1,6 @@
 """Blade Rondo's derived table words for the heuristics beyond the card columns (``game.build_tables``): each must
 equal what the kernels read from the cards themselves, so that the two writings cannot drift apart silently (the
-same idea as ``tests/strategies/test_blade_rondo_strategies.py::test_derived_card_columns_match_the_rows``)."""
+same idea as ``test_blade_rondo_strategies.py::test_derived_card_columns_match_the_rows``)."""
 from __future__ import annotations
 
 import numpy as np
