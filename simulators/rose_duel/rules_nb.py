@@ -400,6 +400,22 @@ def shuffle_deck_nb(m):
         m[DECK + j] = t
 
 
+@njit(cache=True, inline='always')
+def take_top_nb(m, p):
+    """The deck's top card into seat ``p``'s hand, its kind; -1 when the deck is empty or the hand full. Inlined
+    into ``draw_card_nb`` and into the turn's optional draw while the deck holds a card (no reshuffle, no call)."""
+    b = sb(p)
+    n = m[S_DECK_N]
+    h = m[b + O_HAND_N]
+    if n == 0 or h >= HAND_MAX:
+        return -1
+    k = m[DECK + n - 1]
+    m[S_DECK_N] = n - 1
+    m[b + O_HAND + h] = k
+    m[b + O_HAND_N] = h + 1
+    return k
+
+
 @njit(i8(MP, i8), cache=True)
 def draw_card_nb(m, p):
     """Seat ``p`` draws the top card (the discard pile is reshuffled when the deck is empty); -1: none."""
@@ -410,14 +426,7 @@ def draw_card_nb(m, p):
         m[S_DECK_N] = nd
         m[S_DISC_N] = 0
         shuffle_deck_nb(m)
-    b = sb(p)
-    if m[S_DECK_N] == 0 or m[b + O_HAND_N] >= HAND_MAX:
-        return -1
-    m[S_DECK_N] -= 1
-    k = m[DECK + m[S_DECK_N]]
-    m[b + O_HAND + m[b + O_HAND_N]] = k
-    m[b + O_HAND_N] += 1
-    return k
+    return take_top_nb(m, p)
 
 
 @njit(cache=True, inline='always')
@@ -1136,8 +1145,9 @@ def revolution_nb(m, p):
 
 
 # ----------------------------------------------------------------------------- a turn
-@njit(i8(MP), cache=True)
-def draw_event_nb(m):
+@njit(void(MP), cache=True)
+def refill_events_nb(m):
+    """The drawn events shuffled back into the empty event pile (``draw_event_nb``; a call, rarely made)."""
     if m[S_EVD_N] == 0:
         for i in range(m[S_EVX_N]):
             m[EVD + i] = m[EVX + i]
@@ -1149,6 +1159,13 @@ def draw_event_nb(m):
             t = m[EVD + i]
             m[EVD + i] = m[EVD + j]
             m[EVD + j] = t
+
+
+@njit(cache=True, inline='always')
+def draw_event_nb(m):
+    """The top event, the pile refilled first when empty; -1: none."""
+    if m[S_EVD_N] == 0:
+        refill_events_nb(m)
     if m[S_EVD_N] == 0:
         return -1
     m[S_EVD_N] -= 1
@@ -1185,14 +1202,7 @@ def offer_reaction_nb(m, q, e):
 
 @njit(void(MP, i8, i8), cache=True)
 def event_nb(m, p, public):
-    n = m[S_EVD_N]
-    if n > 0:  # draw_event_nb's usual path without the call: an event left to draw
-        e = m[EVD + n - 1]
-        m[S_EVD_N] = n - 1
-        m[EVX + m[S_EVX_N]] = e
-        m[S_EVX_N] += 1
-    else:
-        e = draw_event_nb(m)
+    e = draw_event_nb(m)
     if e < 0:
         return
     m[S_EVENTS] += 1
@@ -1359,16 +1369,7 @@ def turn_nb(m):
         # a seat playing the built-in heuristics: their decision without the call (ask_nb would take it inline)
         c = heuristic_draw_nb(3) if (m[C_HEUR] >> p) & 1 else ask_often_nb(m, p, PH_DRAW, 3)
         if c == YES:
-            # draw_card_nb's usual path without the call: a card left in the deck, room in the hand
-            n = m[S_DECK_N]
-            h = m[b + O_HAND_N]
-            if n > 0 and h < HAND_MAX:
-                k = m[DECK + n - 1]
-                m[S_DECK_N] = n - 1
-                m[b + O_HAND + h] = k
-                m[b + O_HAND_N] = h + 1
-            else:
-                k = draw_card_nb(m, p)
+            k = take_top_nb(m, p) if m[S_DECK_N] > 0 else draw_card_nb(m, p)
             emit_nb(m, p, EV_DRAW, k, 0, 0)
 
 
