@@ -726,20 +726,14 @@ def mod_nb(m, x, st):
     return m[x + X_PMOD + st] + m[x + X_DMOD + st]
 
 
-@njit(cache=True, inline='always')
-def duel_card_mask_nb(m, seat, spectator):
-    """Hand slots ``seat`` may play in the duel now: duelling cards; a spectator also action cards
-    with duel steps."""
-    kinds = m[DUEL_MASK_AT] | (m[DUEL_MASK_AT + 1] if spectator else 0)
-    return hand_mask_nb(m, seat, kinds)
-
-
-@njit(void(MP, i8, i8), cache=True)
-def play_duel_card_nb(m, side, spectator_seat):
-    """One card from a duelist (``spectator_seat`` < 0) or a spectator (which side it helps: asked)."""
+@njit(void(MP, i8, i8, i8), cache=True)
+def play_duel_card_nb(m, side, spectator_seat, held):
+    """One card from a duelist (``spectator_seat`` < 0) or a spectator (which side it helps: asked). ``held``: the
+    player's hand slots holding a card it may play in the duel now (duelling cards; a spectator's also action cards
+    with duel steps), which fight_nb computed to decide on the call; unused for Akio."""
     if spectator_seat >= 0:
         p = spectator_seat
-        mask = allow_nb(m, p, duel_card_mask_nb(m, p, True), sb(p) + O_HAND, m[sb(p) + O_HAND_N])
+        mask = allow_nb(m, p, held, sb(p) + O_HAND, m[sb(p) + O_HAND_N])
         if mask == 0:
             return
         c = ask_nb(m, p, PH_DUEL_CARD, mask | (1 << PASS_BIT))
@@ -766,7 +760,7 @@ def play_duel_card_nb(m, side, spectator_seat):
         else:
             if p >= HOUSE:
                 return
-            mask = allow_nb(m, p, hand_mask_nb(m, p, m[DUEL_MASK_AT]), sb(p) + O_HAND, m[sb(p) + O_HAND_N])
+            mask = allow_nb(m, p, held, sb(p) + O_HAND, m[sb(p) + O_HAND_N])
             if mask == 0:
                 return
             c = ask_nb(m, p, PH_DUEL_CARD, mask | (1 << PASS_BIT))
@@ -854,18 +848,21 @@ def fight_nb(m):
                 prepare_nb(m, s, tr)
         if not m[d + D_NO_CARDS]:
             # play_duel_card_nb returns at once for a player holding no card it could play (the allowed slots
-            # are some of those): the call is made only when one is held (or for Akio)
+            # are some of those): the call is made only when one is held (or for Akio), with the slots
             dk = m[DUEL_MASK_AT]
             for s in range(2):
                 x = xb(s)
                 p = m[x + X_SEAT]
-                if m[x + X_AKIO] or (p < HOUSE and hand_mask_nb(m, p, dk) != 0):
-                    play_duel_card_nb(m, s, -1)
+                hm = hand_mask_nb(m, p, dk) if p < HOUSE else 0
+                if m[x + X_AKIO] or hm != 0:
+                    play_duel_card_nb(m, s, -1, hm)
             sk = dk | m[DUEL_MASK_AT + 1]
             for sp in range(2):
                 q = m[d + D_SPEC0 + sp]
-                if q >= 0 and m[sb(q) + O_IN] and hand_mask_nb(m, q, sk) != 0:
-                    play_duel_card_nb(m, 0, q)
+                if q >= 0 and m[sb(q) + O_IN]:
+                    hm = hand_mask_nb(m, q, sk)
+                    if hm != 0:
+                        play_duel_card_nb(m, 0, q, hm)
         # the initiative and attack rolls draw on the stream's state held in locals (loaded here, stored after
         # the attack): nothing between them draws or calls, and a roll's state no longer goes through memory
         scr = m[SCR_ON] != 0
