@@ -344,6 +344,8 @@ from simulators.blade_rondo.enums import (
     SEAT0,
     SEAT_W,
     SETUP_AT,
+    SG_INLINE,
+    SG_W,
     SL_HEAT,
     SL_PROT,
     SL_PULSE,
@@ -371,6 +373,7 @@ from simulators.blade_rondo.enums import (
     STATE0,
     STATE_END,
     STATUS_AT,
+    STRAT0,
     SU_FIRST,
     SU_LIST0,
     SU_LIST1,
@@ -398,7 +401,7 @@ from simulators.blade_rondo.enums import (
 )
 from simulators.common.memory_nb import MACHINE_PTR as MP
 from simulators.common.memory_nb import as_machine_nb
-from simulators.common.rng_nb import below_nb, popcount_nb, rand_below_nb, seed_nb, xoshiro_step_nb
+from simulators.common.rng_nb import below_nb, popcount_nb, rand_below_nb, seed_nb, select_bit_nb, xoshiro_step_nb
 
 RECORDS_T = types.Array(from_dtype(record_dt), 1, "C")
 CHUNK_SIG = types.void(
@@ -1563,8 +1566,10 @@ def put_card_nb(m, g, cid):
         c = c if c > 0 else 0
         if card_nb(m, cid, C_RESP) != 0 or card_nb(m, cid, C_XCOST) != 0:
             c = MT_NC
-    for k in range(c, MT_NC):
-        m[t + k] |= bit
+    # every word, each or-ed with the bit or 0: a fixed loop LLVM unrolls, where a loop from the cost on ended at a
+    # random trip count (a mispredicted exit for every card dealt)
+    for k in range(MT_NC):
+        m[t + k] |= bit if k >= c else 0
 
 
 @njit(void(MP, i8, i8, i8), cache=True)
@@ -1581,17 +1586,54 @@ def give_card_nb(m, seat, ls, cid):
         emit_nb(m, seat, EV_HAND, cid, ls, 0)
 
 
+@njit(void(MP, i8, i8, i8, i8, i8, i8), cache=True)
+def _random_draft_nb(m, seat, phase, picks, first_slot, mask, keep_out):
+    """``draft_nb``'s picks for a seat playing the built-in random strategy: ``decide_nb``'s answers (a single
+    choice undrawn, otherwise one draw from the game's stream picking the k-th set bit: the same draws, the same
+    cards) in one loop, the stream's words in locals and stored once. The draft is most of a random game's
+    setup: through ``decide_nb``, each pick loaded and stored the stream through the machine and called the wide
+    bit search. No context is written: no strategy is asked (as at the action step's unasked choices)."""
+    base = DRAFT + seat * N_IDS
+    s0 = np.uint64(m[M_RNG])
+    s1 = np.uint64(m[M_RNG + 1])
+    s2 = np.uint64(m[M_RNG + 2])
+    s3 = np.uint64(m[M_RNG + 3])
+    for k in range(picks):
+        if mask == 0:
+            break
+        ask = mask & ~keep_out
+        ask = ask if ask else mask
+        if ask & (ask - 1) == 0:
+            n = lowest_bit_nb(ask)
+        else:
+            r, s0, s1, s2, s3 = xoshiro_step_nb(s0, s1, s2, s3)
+            n = select_bit_nb(ask, below_nb(r, popcount_nb(ask)))
+        m[base + n] -= 1
+        if m[base + n] == 0:
+            mask &= ~(1 << n)
+        if phase == PH_KEEP:
+            give_card_nb(m, seat, first_slot + k, n)
+        else:
+            emit_nb(m, seat, EV_BAN, n, 0, 0)
+    m[M_RNG] = np.int64(s0)
+    m[M_RNG + 1] = np.int64(s1)
+    m[M_RNG + 2] = np.int64(s2)
+    m[M_RNG + 3] = np.int64(s3)
+
+
 @njit(void(MP, i8, i8, i8, i8), cache=True)
 def draft_nb(m, seat, phase, picks, first_slot):
     """``picks`` choices by card number from ``seat``'s draft counts (PH_KEEP: into the hand
     from local slot ``first_slot`` on; PH_BAN: removed)."""
     base = DRAFT + seat * N_IDS
     mask = 0
-    for n in range(1, 61):
-        if m[base + n] > 0:
-            mask |= 1 << n
+    for n in range(1, 61):  # no branch on the counts: one mispredicted for many a card dealt
+        mask |= (1 if m[base + n] > 0 else 0) << n
     # restricted play: a seat does not keep a card it may not use while it has other cards to keep
     keep_out = m[M_FORBID + seat] if phase == PH_KEEP else 0
+    if m[STRAT0 + seat * SG_W + SG_INLINE] and not (seat == 1 and m[M_SOLO] != 0):
+        _random_draft_nb(m, seat, phase, picks, first_slot, mask, keep_out)
+        return
     for k in range(picks):
         if mask == 0:
             return

@@ -130,11 +130,56 @@ def popcount_nb(typingctx, mask):
     return types.int64(mask), codegen
 
 
+def _fast_pdep() -> bool:
+    """Whether this host's ``pdep`` is one fast instruction: x86-64 with BMI2, except AMD's Zen 1 and 2, which run
+    it in microcode (tens to hundreds of cycles). Numba's cache is keyed by the CPU name and features, so code
+    compiled with it is never loaded on a host without it."""
+    import llvmlite.binding as ll
+
+    try:
+        feats = ll.get_host_cpu_features()
+        return bool(feats.get("bmi2", False)) and ll.get_host_cpu_name() not in ("znver1", "znver2")
+    except RuntimeError:  # features unknown to LLVM on this host: the portable search
+        return False
+
+
+FAST_PDEP = _fast_pdep()
+
+
+@intrinsic
+def pdep_nb(typingctx, src, mask):
+    """``pdep(src, mask)`` (BMI2, ``llvm.x86.bmi.pdep.64``) on int64: the low bits of ``src`` deposited at the set
+    bits of ``mask``. Only where ``FAST_PDEP`` holds (the instruction exists)."""
+    if not (isinstance(src, types.Integer) and isinstance(mask, types.Integer)):
+        return None
+
+    def codegen(context, builder, sig, args):
+        i64 = ir.IntType(64)
+        fn = builder.module.declare_intrinsic("llvm.x86.bmi.pdep.64", fnty=ir.FunctionType(i64, [i64, i64]))
+        a = context.cast(builder, args[0], sig.args[0], types.int64)
+        b = context.cast(builder, args[1], sig.args[1], types.int64)
+        return builder.call(fn, [a, b])
+
+    return types.int64(src, mask), codegen
+
+
+@intrinsic
+def trailing_zeros_nb(typingctx, x):
+    """Index of the lowest set bit of a non-zero int64 (``llvm.cttz``, a ``tzcnt``)."""
+    if not isinstance(x, types.Integer):
+        return None
+
+    def codegen(context, builder, sig, args):
+        a = context.cast(builder, args[0], sig.args[0], types.int64)
+        return builder.cttz(a, ir.Constant(ir.IntType(1), 1))
+
+    return types.int64(x), codegen
+
+
 @njit(cache=True, inline='always')
-def select_bit_nb(mask, k):
-    """Index of the ``k``-th (0-based, from the lowest) set bit of a non-negative ``mask``
-    (``k`` < its popcount). Branch-free: a binary search over halves by popcount, so a
-    random ``k`` costs no mispredicted branches (the loop it replaces cost ~2 a draw)."""
+def select_search_nb(mask, k):
+    """``select_bit_nb`` without ``pdep``: branch-free, a binary search over halves by popcount (~30 cycles of
+    dependent steps), so a random ``k`` costs no mispredicted branches (the loop it replaced cost ~2 a draw)."""
     if mask & (mask + 1) == 0:
         return k  # the set bits are 0..n-1 (e.g. a full hand): the k-th is k
     pos = 0
@@ -145,6 +190,16 @@ def select_bit_nb(mask, k):
         mask = mask >> w if up else mask
         pos = pos + w if up else pos
     return pos
+
+
+@njit(cache=True, inline='always')
+def select_bit_nb(mask, k):
+    """Index of the ``k``-th (0-based, from the lowest) set bit of a non-negative ``mask``
+    (``k`` < its popcount). Where ``pdep`` is fast, the lowest set bit of ``pdep(1 << k, mask)`` (two
+    instructions, no branch); elsewhere ``select_search_nb``."""
+    if FAST_PDEP:
+        return trailing_zeros_nb(pdep_nb(np.int64(1) << k, mask))
+    return select_search_nb(mask, k)
 
 
 @njit(cache=True, inline='always')
@@ -171,17 +226,16 @@ SEL8 = _byte_select_table()
 
 @njit(i8(i8, i8), cache=True)
 def _select_wide_nb(mask, k):
-    """``select_bit_nb`` for masks of 16 bits or more, as a call, so that each inlined ``select_bit16_nb`` carries
-    the table path alone."""
-    return select_bit_nb(mask, k)
+    """``select_search_nb`` for masks of 16 bits or more, as a call, so that each inlined ``select_table16_nb``
+    carries the table path alone."""
+    return select_search_nb(mask, k)
 
 
 @njit(cache=True, inline='always')
-def select_bit16_nb(mask, k):
-    """``select_bit_nb``'s answer (the same bit), faster for masks below 2**16: the byte holding the ``k``-th set
-    bit, then its entry in a 2 KB table (branch-free), instead of six dependent halving steps (~25 cycles).
-    Wider masks take the search as a call. For decisions whose masks are mostly small (hand slots with a pass
-    bit, seats, options)."""
+def select_table16_nb(mask, k):
+    """``select_bit16_nb`` without ``pdep``: for a mask below 2**16, the byte holding the ``k``-th set bit, then its
+    entry in a 2 KB table (branch-free), instead of six dependent halving steps (~25 cycles); wider masks take
+    the search as a call."""
     if mask & (mask + 1) == 0:
         return k  # the set bits are 0..n-1
     if mask >> 16:
@@ -192,6 +246,16 @@ def select_bit16_nb(mask, k):
     byte = lo if low else mask >> 8
     kk = k if low else k - pl
     return (0 if low else 8) + np.int64(SEL8[byte * 8 + kk])
+
+
+@njit(cache=True, inline='always')
+def select_bit16_nb(mask, k):
+    """``select_bit_nb``'s answer (the same bit) for decisions whose masks are mostly below 2**16 (hand slots with a
+    pass bit, seats, options): ``select_bit_nb`` where ``pdep`` is fast, otherwise ``select_table16_nb``, which
+    keeps each inlined copy small (wide masks take a call)."""
+    if FAST_PDEP:
+        return trailing_zeros_nb(pdep_nb(np.int64(1) << k, mask))
+    return select_table16_nb(mask, k)
 
 
 @njit(cache=True, inline='always')
@@ -211,6 +275,6 @@ def rand_bit16_inline_nb(m, at, mask):
     if n == 0:
         return -1
     k = rand_below_nb(m, at, n)
-    if mask >> 16:
+    if FAST_PDEP or mask >> 16:
         return select_bit_nb(mask, k)
     return select_bit16_nb(mask, k)

@@ -1,0 +1,55 @@
+"""The k-th set bit of a mask: every way the kernels pick it gives the same bit (a random seat's draw depends on it,
+so a faster way must not change a single game)."""
+import numpy as np
+import pytest
+from numba import njit
+
+from simulators.common import rng_nb as R
+
+
+@njit(cache=True)
+def _all_ways(masks, ks, out):
+    for i in range(masks.size):
+        out[i, 0] = R.select_bit_nb(masks[i], ks[i])
+        out[i, 1] = R.select_search_nb(masks[i], ks[i])
+        out[i, 2] = R.select_bit16_nb(masks[i], ks[i])
+        out[i, 3] = R.select_table16_nb(masks[i], ks[i])
+
+
+def _reference(mask: int, k: int) -> int:
+    return [i for i in range(63) if (mask >> i) & 1][k]
+
+
+@pytest.mark.parametrize("bits", [8, 16, 17, 40, 62])
+def test_every_select_gives_the_kth_set_bit(bits):
+    rng = np.random.default_rng(bits)
+    masks = rng.integers(1, 1 << bits, 3000, dtype=np.int64)
+    masks[:bits] = [(1 << j) - 1 if j else 1 for j in range(bits)]  # 0..n-1, the shortcut of the search
+    masks[bits:2 * bits] = [1 << j for j in range(bits)]  # one bit
+    ks = np.array([rng.integers(0, int(x).bit_count()) for x in masks], dtype=np.int64)
+    out = np.zeros((masks.size, 4), dtype=np.int64)
+    _all_ways(masks, ks, out)
+    want = np.array([_reference(int(x), int(k)) for x, k in zip(masks, ks)])
+    for way in range(4):
+        assert np.array_equal(out[:, way], want), f"way {way}"
+
+
+@pytest.mark.parametrize("name, bmi2, want", [("znver3", True, True), ("znver5", True, True), ("skylake", True, True),
+                                              ("znver2", True, False), ("znver1", True, False),
+                                              ("x86-64", False, False)])
+def test_pdep_only_where_it_is_one_fast_instruction(monkeypatch, name, bmi2, want):
+    import llvmlite.binding as ll
+
+    monkeypatch.setattr(ll, "get_host_cpu_name", lambda: name)
+    monkeypatch.setattr(ll, "get_host_cpu_features", lambda: {"bmi2": bmi2})
+    assert R._fast_pdep() is want
+
+
+def test_no_pdep_when_the_host_has_no_x86_features(monkeypatch):
+    import llvmlite.binding as ll
+
+    def no_features():
+        raise RuntimeError("no host features on this target")
+
+    monkeypatch.setattr(ll, "get_host_cpu_features", no_features)
+    assert R._fast_pdep() is False
