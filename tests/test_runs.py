@@ -74,11 +74,14 @@ def test_records_identical_for_any_worker_count_and_chunk_size(game, tmp_path):
         assert f.equals(ref), (workers, chunk)
 
 
-def test_reused_chunk_buffer_gives_the_same_records():
+@pytest.mark.parametrize("game, opts", [("colosseum", {}), ("blade_rondo", {"setup": "nt"}),
+                                        ("rose_duel", {"options": {"players": 4}})])
+def test_reused_chunk_buffer_gives_the_same_records(game, opts):
     """``Prepared.chunk(reuse=True)`` writes into one kept buffer (no fresh pages per chunk): chunks of varying
     size, smaller and larger than the buffer, carry exactly the records of new arrays, and a smaller chunk
     really lands in the kept buffer."""
-    prep = Prepared(RunSpec(game="colosseum", games=1, seed=5).normalised())
+    prep = Prepared(RunSpec(game=game, games=1, seed=5, **opts).normalised())
+    assert prep._can_reuse
     for start, count in ((0, 500), (500, 300), (800, 900), (1700, 1)):
         fresh = prep.chunk(start, count)
         got = prep.chunk(start, count, reuse=True)

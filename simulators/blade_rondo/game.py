@@ -812,11 +812,17 @@ def random_fn_word() -> int:
 
 
 def simulate_chunk(tables: Tables, settings: dict, start: int, count: int, key: np.ndarray, strategies, params,
-                   machine: np.ndarray | None = None) -> np.ndarray:
-    """Play games ``start .. start+count-1``; return their records (``record_dt``)."""
+                   machine: np.ndarray | None = None, out: np.ndarray | None = None) -> np.ndarray:
+    """Play games ``start .. start+count-1``; return their records (``record_dt``).
+
+    ``out``: a ``record_dt`` array of ``count`` rows to write into (``write_record_nb`` writes every field of every
+    row) instead of a new one: ``balance.runs.Prepared.chunk(reuse=True)`` passes its buffer."""
     from simulators.blade_rondo.rules_nb import simulate_chunk_nb
 
-    out = np.zeros(count, dtype=E.record_dt)
+    if out is None:
+        out = np.zeros(count, dtype=E.record_dt)
+    elif out.dtype != E.record_dt or out.shape != (count,):
+        raise ValueError(f"out: expected record_dt[{count}], got {out.dtype}{list(out.shape)}")
     m = machine if machine is not None else new_machine(tables, settings)
     m[E.M_RANDOM_FN] = random_fn_word()
     simulate_chunk_nb()(m, np.int64(start), np.int64(count), key, strategies[0].fn, params[0], strategies[1].fn,
