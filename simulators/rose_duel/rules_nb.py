@@ -23,8 +23,8 @@ from numba.types import int64 as i8
 
 from simulators.common.memory_nb import MACHINE_PTR, as_machine_nb
 from simulators.common.rng_nb import (
-    below_nb, popcount_nb, rand_below_nb, rand_bit16_inline_nb, rand_bit16_nb, seed_nb, set_stream_nb,
-    xoshiro_step_nb,
+    below_nb, popcount_nb, rand_below_nb, rand_bit16_inline_nb, rand_bit16_nb, seed_nb, select_bit16_nb,
+    set_stream_nb, xoshiro_step_nb,
 )
 from simulators.common.strategy import STRATEGY_T
 from simulators.rose_duel.call_nb import (
@@ -802,6 +802,32 @@ def prepare_nb(m, side, tr):
 
 
 @njit(cache=True, inline='always')
+def prepare_random_nb(m, tr):
+    """``prepare_nb`` of both sides, for two seats playing the built-in ``random`` with nothing fixed: the same four
+    draws (each side's split as ``ask_focus_nb`` draws it, its hit location as ``uniform_choice_nb``) on the
+    stream's state held in locals (``fight_nb``'s rolls do the same): each draw's state no longer goes through
+    memory before the next one."""
+    s0, s1, s2, s3 = load_stream_nb(m)
+    for side in range(2):
+        x = xb(side)
+        p = m[x + X_SEAT]
+        f = min(max(m[x + X_FOCUS], 0), 9)
+        u, s0, s1, s2, s3 = xoshiro_step_nb(s0, s1, s2, s3)
+        k = m[SPLIT_SEL_AT + f * N_SPLITS + below_nb(u, popcount_nb(m[SPLIT_MASK_AT + f]))]
+        t = m[SPLIT_AT + 2 * k]
+        q = m[SPLIT_AT + 2 * k + 1]
+        m[x + X_ALLOC] = t
+        m[x + X_ALLOC + 1] = q
+        m[x + X_ALLOC + 2] = f - t - q
+        emit_t_nb(m, tr, p, EV_FOCUS, t, q, f - t - q)
+        locs = (1 << LOC_ROSE) | (1 << LOC_BODY) | ((((1 << m[M_N_OBJECTS]) - 1) & ~m[DUEL0 + D_OBJ_DONE]) << LOC_OBJ)
+        u, s0, s1, s2, s3 = xoshiro_step_nb(s0, s1, s2, s3)
+        m[x + X_LOC] = select_bit16_nb(locs, below_nb(u, popcount_nb(locs)))
+        emit_t_nb(m, tr, p, EV_LOCATION, m[x + X_LOC], side, 0)
+    set_stream_nb(m, M_RNG, s0, s1, s2, s3)
+
+
+@njit(cache=True, inline='always')
 def collapse_check_nb(m, loser_hint):
     """After wounds: 1 + the side that collapsed (3: both), 0 none."""
     c0 = m[xb(0) + X_STAMINA] <= 0
@@ -844,8 +870,15 @@ def fight_nb(m):
                 m[x + X_PMOD + st] = 0
             m[x + X_GUARD] = 0
         if not skip:
-            for s in range(2):  # (a loop: prepare_nb inlined once, not twice, costs less compile time)
-                prepare_nb(m, s, tr)
+            p0 = m[xb(0) + X_SEAT]
+            p1 = m[xb(1) + X_SEAT]
+            if (p0 >= 0 and p0 < HOUSE and p1 >= 0 and p1 < HOUSE and (m[C_UNIFORM] >> p0) & (m[C_UNIFORM] >> p1) & 1
+                    and m[d + D_FIX] < 0 and m[d + D_FIX + 3] < 0 and m[d + D_FIX_LOC] < 0
+                    and m[d + D_FIX_LOC + 1] < 0):
+                prepare_random_nb(m, tr)
+            else:
+                for s in range(2):  # (a loop: prepare_nb inlined once, not twice, costs less compile time)
+                    prepare_nb(m, s, tr)
         if not m[d + D_NO_CARDS]:
             # play_duel_card_nb returns at once for a player holding no card it could play (the allowed slots
             # are some of those): the call is made only when one is held (or for Akio), with the slots
