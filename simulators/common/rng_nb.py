@@ -133,9 +133,13 @@ def popcount_nb(typingctx, mask):
 def _fast_pdep() -> bool:
     """Whether this host's ``pdep`` is one fast instruction: x86-64 with BMI2, except AMD's Zen 1 and 2, which run
     it in microcode (tens to hundreds of cycles). Numba's cache is keyed by the CPU name and features, so code
-    compiled with it is never loaded on a host without it."""
+    compiled with it is never loaded on a host without it. A target named by ``NUMBA_CPU_NAME`` (a portable build,
+    e.g. ``generic``) may lack BMI2, so it gets the portable search."""
     import llvmlite.binding as ll
+    from numba.core import config
 
+    if config.CPU_NAME not in (None, "host"):
+        return False
     try:
         feats = ll.get_host_cpu_features()
         return bool(feats.get("bmi2", False)) and ll.get_host_cpu_name() not in ("znver1", "znver2")

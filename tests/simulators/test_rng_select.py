@@ -53,3 +53,13 @@ def test_no_pdep_when_the_host_has_no_x86_features(monkeypatch):
 
     monkeypatch.setattr(ll, "get_host_cpu_features", no_features)
     assert R._fast_pdep() is False
+
+
+def test_no_pdep_for_a_named_numba_target(monkeypatch):
+    # NUMBA_CPU_NAME=generic builds code for any x86-64, which may lack BMI2
+    from numba.core import config
+
+    monkeypatch.setattr(config, "CPU_NAME", "generic")
+    assert R._fast_pdep() is False
+    monkeypatch.setattr(config, "CPU_NAME", None)
+    assert R._fast_pdep() is R.FAST_PDEP
