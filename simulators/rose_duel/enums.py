@@ -142,9 +142,10 @@ O_UNARMED, O_NO_CHALLENGE, O_HAND_N = 12, 13, 14
 O_HAND = 15  # HAND_MAX card kinds
 O_OUT_TURN, O_DUELS, O_DUEL_WINS, O_ROSE_HITS, O_BODY_HITS, O_OBJ_HITS = 25, 26, 27, 28, 29, 30
 O_NOBLE, O_USED, O_CHALLENGES, O_WAS_VICTOR, O_SPECT = 31, 32, 33, 34, 35
-SEAT_W = 36
+O_HELD = 36  # bit mask over kinds: the kinds in the hand (rules_nb.held_kinds_nb; kept by the hand's takes)
+SEAT_W = 37
 # --- state: the duel block
-DUEL0 = SEAT0 + N_SLOTS * SEAT_W  # 300
+DUEL0 = SEAT0 + N_SLOTS * SEAT_W  # 307
 D_PHASE, D_NEXT_ATT, D_OBJ_DONE, D_REVOLUTION, D_SPEC0, D_SPEC1, D_RESULT, D_WINNER_SIDE = 0, 1, 2, 3, 4, 5, 6, 7
 D_SIDE0 = 8
 X_SEAT, X_DUELIST, X_ALLOC = 0, 1, 2  # X_ALLOC: 3 boxes (thrust, parry, initiative)

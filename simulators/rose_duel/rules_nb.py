@@ -51,8 +51,9 @@ from simulators.rose_duel.enums import (
     EV_UNANS, EV_UNANS_N, EV_VICTOR, EV_WIDTH, EVD, EVENTS_AT, EVX, EV_CAP, HAND_MAX, HOUSE, LOC_BODY, LOC_OBJ,
     LOC_ROSE, M_N_EVENTS, MAX_FOCUS, M_N_KINDS, M_N_OBJECTS, M_PLAYABLE, M_RNG, M_TRACE_AT,
     M_TRACE_CAP, M_TRACE_CUT, M_TRACE_N, MAX_KINDS, MAX_SEATS, N_SLOTS, N_STATS, NO, O_CHALLENGES, O_DUEL_WINS,
-    O_DUELIST, O_DUELS, O_FOCUS, O_GOALS, O_HAND, O_HAND_N, O_IN, O_MAXFO, O_MAXST, O_MOD, O_NO_CHALLENGE, O_NOBILITY,
-    O_NOBLE, O_OUT_TURN, O_ROSE_HITS, O_BODY_HITS, O_OBJ_HITS, O_SPECT, O_STAMINA, O_UNARMED, O_USED, O_WAS_VICTOR,
+    O_DUELIST, O_DUELS, O_FOCUS, O_GOALS, O_HAND, O_HAND_N, O_HELD, O_IN, O_MAXFO, O_MAXST, O_MOD, O_NO_CHALLENGE,
+    O_NOBILITY, O_NOBLE, O_OUT_TURN, O_ROSE_HITS, O_BODY_HITS, O_OBJ_HITS, O_SPECT, O_STAMINA, O_UNARMED, O_USED,
+    O_WAS_VICTOR,
     OB_EFF, OB_EFF_N, OB_WIDTH, OBJECTS_AT, OP_DISARM, OP_DISCARD, OP_DRAW, OP_DUEL_MOD, OP_FOCUS, OP_GOAL_FROM_POOL,
     OP_GUARD_ROSE, OP_MODIFIER, OP_NO_CHALLENGE, OP_NOBILITY, OP_PHASE_MOD, OP_STAMINA, P_A, P_B, P_OP, P_WHO,
     P_WIDTH, PASS_BIT, PH_ACTION, PH_CANCEL, PH_CHALLENGE, PH_DRAW, PH_DUEL_CARD, PH_FOCUS, PH_FOCUS_LOSS, PH_GOAL,
@@ -196,6 +197,19 @@ def hand_mask_nb(m, p, kinds):
     for i in range(HAND_MAX):
         r |= ((kinds >> (m[b + O_HAND + i] & 63)) & 1) << i
     return r & ((1 << m[b + O_HAND_N]) - 1)
+
+
+@njit(cache=True, inline='always')
+def held_kinds_nb(m, b):
+    """The kinds in the hand of the seat block at ``b`` as a bit mask (O_HELD), from its slots (branch-free, as
+    ``hand_mask_nb``). Kept in O_HELD by the hand's takes, so that "holds a card of these kinds?" (a duelist or
+    spectator each phase, every seat at an event, the action and the cancel) is one load instead of a
+    ``hand_mask_nb``; recomputed when a card leaves (a draw only adds a bit)."""
+    n = m[b + O_HAND_N]
+    h = 0
+    for i in range(HAND_MAX):
+        h |= (1 << (m[b + O_HAND + i] & 63)) if i < n else 0
+    return h
 
 
 @njit(cache=True, inline='always')
@@ -413,6 +427,7 @@ def take_top_nb(m, p):
     m[S_DECK_N] = n - 1
     m[b + O_HAND + h] = k
     m[b + O_HAND_N] = h + 1
+    m[b + O_HELD] |= 1 << k
     return k
 
 
@@ -438,6 +453,7 @@ def take_inline_nb(m, p, slot, to_discard):
     n = m[b + O_HAND_N] - 1
     m[b + O_HAND + slot] = m[b + O_HAND + n]
     m[b + O_HAND_N] = n
+    m[b + O_HELD] = held_kinds_nb(m, b)
     if to_discard and m[S_DISC_N] < DECK_CAP:
         m[DISC + m[S_DISC_N]] = k
         m[S_DISC_N] += 1
@@ -730,7 +746,7 @@ def mod_nb(m, x, st):
 def play_duel_card_nb(m, side, spectator_seat, held):
     """One card from a duelist (``spectator_seat`` < 0) or a spectator (which side it helps: asked). ``held``: the
     player's hand slots holding a card it may play in the duel now (duelling cards; a spectator's also action cards
-    with duel steps), which fight_nb computed to decide on the call; unused for Akio."""
+    with duel steps), which fight_nb computes once O_HELD shows such a card; unused for Akio."""
     if spectator_seat >= 0:
         p = spectator_seat
         mask = allow_nb(m, p, held, sb(p) + O_HAND, m[sb(p) + O_HAND_N])
@@ -881,21 +897,18 @@ def fight_nb(m):
                     prepare_nb(m, s, tr)
         if not m[d + D_NO_CARDS]:
             # play_duel_card_nb returns at once for a player holding no card it could play (the allowed slots
-            # are some of those): the call is made only when one is held (or for Akio), with the slots
+            # are some of those): the call is made only when one is held (O_HELD; or for Akio), with the slots
             dk = m[DUEL_MASK_AT]
             for s in range(2):
                 x = xb(s)
                 p = m[x + X_SEAT]
-                hm = hand_mask_nb(m, p, dk) if p < HOUSE else 0
-                if m[x + X_AKIO] or hm != 0:
-                    play_duel_card_nb(m, s, -1, hm)
+                if m[x + X_AKIO] or (p < HOUSE and m[sb(p) + O_HELD] & dk != 0):
+                    play_duel_card_nb(m, s, -1, hand_mask_nb(m, p, dk) if p < HOUSE else 0)
             sk = dk | m[DUEL_MASK_AT + 1]
             for sp in range(2):
                 q = m[d + D_SPEC0 + sp]
-                if q >= 0 and m[sb(q) + O_IN]:
-                    hm = hand_mask_nb(m, q, sk)
-                    if hm != 0:
-                        play_duel_card_nb(m, 0, q, hm)
+                if q >= 0 and m[sb(q) + O_IN] and m[sb(q) + O_HELD] & sk != 0:
+                    play_duel_card_nb(m, 0, q, hand_mask_nb(m, q, sk))
         # the initiative and attack rolls draw on the stream's state held in locals (loaded here, stored after
         # the attack): nothing between them draws or calls, and a roll's state no longer goes through memory
         scr = m[SCR_ON] != 0
@@ -1247,7 +1260,7 @@ def event_nb(m, p, public):
     done = 0
     q = p
     for _ in range(m[S_N_PLAYERS]):
-        if m[sb(q) + O_IN] and hand_mask_nb(m, q, kinds) != 0:
+        if m[sb(q) + O_IN] and m[sb(q) + O_HELD] & kinds != 0:
             done = offer_reaction_nb(m, q, e)
         m[S_CTX_PUBLIC] = 1  # (a private event not answered by the roller: shown to the others)
         if done or m[S_DONE]:
@@ -1270,6 +1283,8 @@ def action_nb(m, p):
     if m[S_N_ACTIVE] < 2:
         return
     b = sb(p)
+    if m[b + O_HELD] & m[ACTION_KINDS_AT] == 0:
+        return
     mask = allow_nb(m, p, hand_mask_nb(m, p, m[ACTION_KINDS_AT]), b + O_HAND, m[b + O_HAND_N])
     if mask == 0:
         return
@@ -1288,7 +1303,8 @@ def action_nb(m, p):
     m[S_INVOLVED] |= (1 << p) | (1 << t)
     emit_nb(m, p, EV_ACTION, k, t, 0)
     bt = sb(t)
-    cmask = allow_nb(m, t, hand_mask_nb(m, t, m[CANCEL_BY_AT + k]), bt + O_HAND, m[bt + O_HAND_N])
+    ck = m[CANCEL_BY_AT + k]
+    cmask = allow_nb(m, t, hand_mask_nb(m, t, ck), bt + O_HAND, m[bt + O_HAND_N]) if m[bt + O_HELD] & ck else 0
     if cmask:
         m[S_CTX_SEAT] = p
         c2 = ask_nb(m, t, PH_CANCEL, cmask | (1 << PASS_BIT))
@@ -1644,6 +1660,8 @@ def turn_step_nb(machine, strats, params):
     install_nb(machine, strats, params, (uniform_strategy_nb, heuristic_nb, akio_nb))  # (globals: never recognised)
     m = as_machine_nb(machine)
     m[S_STATUS_DUE] = (1 << N_SLOTS) - 1  # (a scenario may set Stamina, Focus or modifiers from Python)
+    for p in range(N_SLOTS):  # (... and hands)
+        m[sb(p) + O_HELD] = held_kinds_nb(m, sb(p))
     turn_nb(m)
     m[S_TURN] += 1
     if not m[S_DONE]:
