@@ -1586,6 +1586,20 @@ def give_card_nb(m, seat, ls, cid):
         emit_nb(m, seat, EV_HAND, cid, ls, 0)
 
 
+@njit(cache=True, inline='always')
+def _take_pick_nb(m, seat, phase, base, mask, n, slot):
+    """A draft pick of card No.``n``: one copy fewer in the seat's counts (its bit leaves ``mask``, returned, with
+    the last), into local slot ``slot`` of the hand (PH_KEEP) or banned."""
+    m[base + n] -= 1
+    if m[base + n] == 0:
+        mask &= ~(1 << n)
+    if phase == PH_KEEP:
+        give_card_nb(m, seat, slot, n)
+    else:
+        emit_nb(m, seat, EV_BAN, n, 0, 0)
+    return mask
+
+
 @njit(void(MP, i8, i8, i8, i8, i8, i8), cache=True)
 def _random_draft_nb(m, seat, phase, picks, first_slot, mask, keep_out):
     """``draft_nb``'s picks for a seat playing the built-in random strategy: ``decide_nb``'s answers (a single
@@ -1608,13 +1622,7 @@ def _random_draft_nb(m, seat, phase, picks, first_slot, mask, keep_out):
         else:
             r, s0, s1, s2, s3 = xoshiro_step_nb(s0, s1, s2, s3)
             n = select_bit_nb(ask, below_nb(r, popcount_nb(ask)))
-        m[base + n] -= 1
-        if m[base + n] == 0:
-            mask &= ~(1 << n)
-        if phase == PH_KEEP:
-            give_card_nb(m, seat, first_slot + k, n)
-        else:
-            emit_nb(m, seat, EV_BAN, n, 0, 0)
+        mask = _take_pick_nb(m, seat, phase, base, mask, n, first_slot + k)
     m[M_RNG] = np.int64(s0)
     m[M_RNG + 1] = np.int64(s1)
     m[M_RNG + 2] = np.int64(s2)
@@ -1640,13 +1648,7 @@ def draft_nb(m, seat, phase, picks, first_slot):
         context_nb(m, phase, -1, picks - k, 0, seat)
         ask = mask & ~keep_out
         n = decide_nb(m, phase, seat, ask if ask else mask)
-        m[base + n] -= 1
-        if m[base + n] == 0:
-            mask &= ~(1 << n)
-        if phase == PH_KEEP:
-            give_card_nb(m, seat, first_slot + k, n)
-        else:
-            emit_nb(m, seat, EV_BAN, n, 0, 0)
+        mask = _take_pick_nb(m, seat, phase, base, mask, n, first_slot + k)
 
 
 @njit(void(MP, i8, i8), cache=True)
