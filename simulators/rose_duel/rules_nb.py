@@ -23,7 +23,7 @@ from numba.types import int64 as i8
 
 from simulators.common.memory_nb import MACHINE_PTR, as_machine_nb
 from simulators.common.rng_nb import (
-    below_nb, popcount_nb, rand_below_nb, rand_bit16_inline_nb, rand_bit16_nb, seed_nb, select_bit16_nb,
+    below_nb, popcount_nb, rand_below_nb, rand_float_nb, rand_bit16_inline_nb, rand_bit16_nb, seed_nb, select_bit16_nb,
     set_stream_nb, xoshiro_step_nb,
 )
 from simulators.common.strategy import STRATEGY_T
@@ -746,43 +746,47 @@ def mod_nb(m, x, st):
 def play_duel_card_nb(m, side, spectator_seat, held):
     """One card from a duelist (``spectator_seat`` < 0) or a spectator (which side it helps: asked). ``held``: the
     player's hand slots holding a card it may play in the duel now (duelling cards; a spectator's also action cards
-    with duel steps), which fight_nb computes once O_HELD shows such a card; unused for Akio."""
-    if spectator_seat >= 0:
-        p = spectator_seat
-        mask = allow_nb(m, p, held, sb(p) + O_HAND, m[sb(p) + O_HAND_N])
+    with duel steps), which fight_nb computes once O_HELD shows such a card; unused for Akio. A seat's card from
+    its hand is asked at one site, where a seat playing the built-in heuristics decides as ``ask_nb`` would (the
+    same draws: card_use, then one of the slots; which side a spectator helps reads the goals) without the call
+    and its phase dispatch."""
+    x = xb(side)
+    if spectator_seat < 0 and m[x + X_AKIO]:
+        p = m[x + X_SEAT]
+        mask = 0
+        for i in range(HAND_MAX):
+            if m[AKIO_HAND + i] >= 0:
+                mask |= 1 << i
+        mask = allow_nb(m, p, mask, AKIO_HAND, HAND_MAX)
         if mask == 0:
             return
         c = ask_nb(m, p, PH_DUEL_CARD, mask | (1 << PASS_BIT))
         if c == PASS_BIT:
             return
-        side = ask_nb(m, p, PH_SIDE, 3)
-        k = take_inline_nb(m, p, c, 1)
+        k = m[AKIO_HAND + c]
+        m[AKIO_HAND + c] = -1
     else:
-        x = xb(side)
-        p = m[x + X_SEAT]
-        if m[x + X_AKIO]:
-            mask = 0
-            for i in range(HAND_MAX):
-                if m[AKIO_HAND + i] >= 0:
-                    mask |= 1 << i
-            mask = allow_nb(m, p, mask, AKIO_HAND, HAND_MAX)
-            if mask == 0:
-                return
-            c = ask_nb(m, p, PH_DUEL_CARD, mask | (1 << PASS_BIT))
-            if c == PASS_BIT:
-                return
-            k = m[AKIO_HAND + c]
-            m[AKIO_HAND + c] = -1
+        p = spectator_seat if spectator_seat >= 0 else m[x + X_SEAT]
+        if p >= HOUSE:
+            return
+        mask = allow_nb(m, p, held, sb(p) + O_HAND, m[sb(p) + O_HAND_N])
+        if mask == 0:
+            return
+        heur = p >= 0 and ((m[C_HEUR] & ~m[C_UNIFORM]) >> p) & 1 != 0
+        if heur:
+            c = PASS_BIT if rand_float_nb(m, M_RNG) >= params_row_nb(m, p)[6] else rand_bit16_nb(m, M_RNG, mask)
         else:
-            if p >= HOUSE:
-                return
-            mask = allow_nb(m, p, held, sb(p) + O_HAND, m[sb(p) + O_HAND_N])
-            if mask == 0:
-                return
             c = ask_nb(m, p, PH_DUEL_CARD, mask | (1 << PASS_BIT))
-            if c == PASS_BIT:
-                return
-            k = take_inline_nb(m, p, c, 1)
+        if c == PASS_BIT:
+            return
+        if spectator_seat >= 0:
+            if heur:
+                g0 = popcount_nb(m[sb(m[xb(0) + X_SEAT]) + O_GOALS])
+                g1 = popcount_nb(m[sb(m[xb(1) + X_SEAT]) + O_GOALS])
+                side = 0 if g0 <= g1 else 1
+            else:
+                side = ask_nb(m, p, PH_SIDE, 3)
+        k = take_inline_nb(m, p, c, 1)
     if p >= 0 and p < HOUSE:
         note_used_nb(m, p, k)
     emit_nb(m, p, EV_DUEL_CARD, k, side, 0)
@@ -844,6 +848,50 @@ def prepare_random_nb(m, tr):
 
 
 @njit(cache=True, inline='always')
+def prepare_heuristic_nb(m, tr, memo0, memo1, rose0, rose1, aim0, aim1, obj0, obj1):
+    """``prepare_nb`` of both sides, for two seats playing the built-in heuristics with nothing fixed and both
+    splits already kept (``memo0`` / ``memo1``: each side's FOCUS_MEMO_AT row, which fight_nb computes once a duel,
+    as it does each side's hit-location terms: ``rose`` Akio aims at the rose, else a draw below ``aim`` (aim_rose)
+    takes the rose, below ``obj`` (aim_rose + aim_object) an object drawn from those left): the same answers and
+    draws as ``ask_focus_nb`` and ``heuristic_location_nb``, on the stream's state held in locals. Returns False
+    (nothing done) when a split is not kept yet."""
+    f0 = min(max(m[xb(0) + X_FOCUS], 0), 9)
+    f1 = min(max(m[xb(1) + X_FOCUS], 0), 9)
+    k0 = m[memo0 + f0]
+    k1 = m[memo1 + f1]
+    if k0 < 0 or k1 < 0:
+        return False
+    s0, s1, s2, s3 = load_stream_nb(m)
+    for side in range(2):
+        x = xb(side)
+        p = m[x + X_SEAT]
+        f = f0 if side == 0 else f1
+        k = k0 if side == 0 else k1
+        t = m[SPLIT_AT + 2 * k]
+        q = m[SPLIT_AT + 2 * k + 1]
+        m[x + X_ALLOC] = t
+        m[x + X_ALLOC + 1] = q
+        m[x + X_ALLOC + 2] = f - t - q
+        emit_t_nb(m, tr, p, EV_FOCUS, t, q, f - t - q)
+        loc = LOC_ROSE
+        if not (rose0 if side == 0 else rose1):
+            u, s0, s1, s2, s3 = xoshiro_step_nb(s0, s1, s2, s3)
+            uf = float(u >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+            if uf >= (aim0 if side == 0 else aim1):
+                objs = ((1 << m[M_N_OBJECTS]) - 1) & ~m[DUEL0 + D_OBJ_DONE]
+                if objs and uf < (obj0 if side == 0 else obj1):
+                    u, s0, s1, s2, s3 = xoshiro_step_nb(s0, s1, s2, s3)
+                    objs <<= LOC_OBJ
+                    loc = select_bit16_nb(objs, below_nb(u, popcount_nb(objs)))
+                else:
+                    loc = LOC_BODY
+        m[x + X_LOC] = loc
+        emit_t_nb(m, tr, p, EV_LOCATION, loc, side, 0)
+    set_stream_nb(m, M_RNG, s0, s1, s2, s3)
+    return True
+
+
+@njit(cache=True, inline='always')
 def collapse_check_nb(m, loser_hint):
     """After wounds: 1 + the side that collapsed (3: both), 0 none."""
     c0 = m[xb(0) + X_STAMINA] <= 0
@@ -876,6 +924,33 @@ def fight_nb(m):
     max_ph = m[RULES_AT + R_MAX_PHASES]
     tr = m[M_TRACE_CAP] != 0  # (read once: emit_t_nb)
     first = True
+    # the sides' seats and the fixed picks stay as they are through the duel: which prepare serves them is known
+    # here, and for two heuristics' seats the terms of their choices (prepare_heuristic_nb)
+    p0 = m[xb(0) + X_SEAT]
+    p1 = m[xb(1) + X_SEAT]
+    free = (p0 >= 0 and p0 < HOUSE and p1 >= 0 and p1 < HOUSE and m[d + D_FIX] < 0 and m[d + D_FIX + 3] < 0
+            and m[d + D_FIX_LOC] < 0 and m[d + D_FIX_LOC + 1] < 0)
+    both_random = free and (m[C_UNIFORM] >> p0) & (m[C_UNIFORM] >> p1) & 1 != 0
+    heur = m[C_HEUR] & ~m[C_UNIFORM]
+    both_heur = free and (heur >> p0) & (heur >> p1) & 1 != 0
+    memo0 = memo1 = 0
+    rose0 = rose1 = False
+    aim0 = aim1 = obj0 = obj1 = 0.0
+    if both_heur:
+        for s in range(2):
+            p = p0 if s == 0 else p1
+            am = (m[C_AKIO_MODE] >> p) & 1 != 0
+            memo = FOCUS_MEMO_AT + (2 * p + (1 if akio_focus_nb(m, p, am) else 0)) * (MAX_FOCUS + 1)
+            ms = -1
+            for z in range(2):
+                if ms < 0 and m[xb(z) + X_SEAT] == p:
+                    ms = z
+            rose = am and ms >= 0 and m[xb(ms) + X_AKIO] != 0
+            pr = params_row_nb(m, p)
+            if s == 0:
+                memo0, rose0, aim0, obj0 = memo, rose, pr[4], pr[4] + pr[5]
+            else:
+                memo1, rose1, aim1, obj1 = memo, rose, pr[4], pr[4] + pr[5]
     for ph in range(max_ph):
         m[d + D_PHASE] = ph
         emit_t_nb(m, tr, -1, EV_PHASE, ph + 1, m[xb(0) + X_STAMINA], m[xb(1) + X_STAMINA])
@@ -886,13 +961,10 @@ def fight_nb(m):
                 m[x + X_PMOD + st] = 0
             m[x + X_GUARD] = 0
         if not skip:
-            p0 = m[xb(0) + X_SEAT]
-            p1 = m[xb(1) + X_SEAT]
-            if (p0 >= 0 and p0 < HOUSE and p1 >= 0 and p1 < HOUSE and (m[C_UNIFORM] >> p0) & (m[C_UNIFORM] >> p1) & 1
-                    and m[d + D_FIX] < 0 and m[d + D_FIX + 3] < 0 and m[d + D_FIX_LOC] < 0
-                    and m[d + D_FIX_LOC + 1] < 0):
+            if both_random:
                 prepare_random_nb(m, tr)
-            else:
+            elif not (both_heur and prepare_heuristic_nb(m, tr, memo0, memo1, rose0, rose1, aim0, aim1, obj0,
+                                                          obj1)):
                 for s in range(2):  # (a loop: prepare_nb inlined once, not twice, costs less compile time)
                     prepare_nb(m, s, tr)
         if not m[d + D_NO_CARDS]:
