@@ -31,15 +31,16 @@ from simulators.rose_duel.call_nb import (
     BUILTINS_T, call_strategy_nb, install_nb, params_row_nb, uniform_choice_nb, uniform_strategy_nb,
 )
 from simulators.rose_duel.heuristic_nb import (
-    PICK_DRAW, akio_focus_nb, akio_nb, heuristic_challenge_nb, heuristic_draw_nb, heuristic_location_nb, heuristic_nb,
-    heuristic_pick_nb, heuristic_spectate_nb, split_total_nb,
+    PICK_DRAW, _leader_nb as leader_nb, akio_focus_nb, akio_nb, heuristic_challenge_nb, heuristic_draw_nb,
+    heuristic_location_nb, heuristic_nb, heuristic_pick_nb, heuristic_spectate_nb, split_total_nb,
 )
 from simulators.rose_duel.enums import (
     C_AKIO_MODE, C_HEUR, C_UNIFORM,
     SCR_DICE_AT, SCR_DICE_N, SCR_DICE_POS, SCR_ERR, SCR_ON, R_UNOWNED_GOALS, UNOWNED_VICTOR,
     R_FORBID_KINDS, R_FORBID_SEATS, FIRST_BITS, FIRST_COLUMNS, FIRST_PER_COLUMN, FIRST_TURN_CAP, FIRST_USED,
     ACTION_KINDS_AT, AKIO_AT, AKIO_CARDS_AT, AKIO_HAND, CANCEL_BY_AT, CA_COPIES, CA_DUEL_EFF, CA_DUEL_EFF_N, CA_EFF,
-    CA_EFF_N, CA_WIDTH, CARDS_AT, D_CNT_FIRST, D_CNT_HIT, D_CNT_LOCK, D_CNT_PARRY, D_CNT_PHASES, D_FIX, D_FIX_LOC,
+    CA_EFF_N, CA_HOSTILE, CA_WIDTH, CARDS_AT, D_CNT_FIRST, D_CNT_HIT, D_CNT_LOCK, D_CNT_PARRY, D_CNT_PHASES, D_FIX,
+    D_FIX_LOC,
     D_NEXT_ATT, D_NO_CARDS, D_OBJ_DONE, D_PHASE, D_RESULT, D_REVOLUTION, D_SIDE0, D_SPEC0, D_SPEC1, D_WINNER_SIDE,
     DECK, DECK_CAP, DISC, DO_BOTH_COLLAPSE, DO_COLLAPSE, DO_PHASE_CAP, DO_ROSE, DU_FOCUS, DU_GOAL, DU_NOBILITY,
     DU_NO, DU_PARRY, DU_STAMINA, DU_STRENGTH, DU_THRUST, DU_WIDTH, DUEL0, DUEL_MASK_AT, DUELISTS_AT, END_ILLEGAL,
@@ -1360,7 +1361,23 @@ def action_nb(m, p):
     mask = allow_nb(m, p, hand_mask_nb(m, p, m[ACTION_KINDS_AT]), b + O_HAND, m[b + O_HAND_N])
     if mask == 0:
         return
-    c = ask_nb(m, p, PH_ACTION, mask | (1 << PASS_BIT))
+    # a seat playing the built-in heuristics: the card and its target as ask_nb would take them (the same draws:
+    # action_use, then one of the hostile cards; the Victor or the leader for a hostile one), without the calls
+    heur = p >= 0 and p < HOUSE and ((m[C_HEUR] & ~m[C_UNIFORM]) >> p) & 1 != 0
+    if heur:
+        c = PASS_BIT
+        if not rand_float_nb(m, M_RNG) >= params_row_nb(m, p)[8]:
+            hostile = 0
+            mm = mask
+            while mm:
+                i = popcount_nb((mm & -mm) - 1)
+                mm &= mm - 1
+                if m[CARDS_AT + m[b + O_HAND + i] * CA_WIDTH + CA_HOSTILE]:
+                    hostile |= 1 << i
+            if hostile:
+                c = rand_bit16_nb(m, M_RNG, hostile)
+    else:
+        c = ask_nb(m, p, PH_ACTION, mask | (1 << PASS_BIT))
     if c == PASS_BIT:
         return
     k = m[b + O_HAND + c]
@@ -1368,7 +1385,16 @@ def action_nb(m, p):
     targets = 0
     for q in range(m[S_N_PLAYERS]):
         targets |= int((m[sb(q) + O_IN] != 0) & (q != p)) << q
-    t = ask_nb(m, p, PH_TARGET, targets)
+    if heur:
+        v = m[S_VICTOR]
+        if not m[CARDS_AT + k * CA_WIDTH + CA_HOSTILE]:
+            t = rand_bit16_nb(m, M_RNG, targets)
+        elif v >= 0 and v < HOUSE and (targets >> v) & 1:
+            t = v
+        else:
+            t = leader_nb(m, p, targets)
+    else:
+        t = ask_nb(m, p, PH_TARGET, targets)
     take_inline_nb(m, p, c, 1)
     note_used_nb(m, p, k)
     m[S_ACTIONS] += 1
