@@ -101,9 +101,15 @@ def next_u64_nb(m, at):
 
 
 @njit(cache=True, inline='always')
+def unit_float_nb(u):
+    """Uniform float in [0, 1) with 53 random bits from one 64-bit output ``u`` (for a stream held in locals)."""
+    return float(u >> _U11) * _INV53
+
+
+@njit(cache=True, inline='always')
 def rand_float_nb(m, at):
     """Uniform float in [0, 1) with 53 random bits."""
-    return float(next_u64_nb(m, at) >> _U11) * _INV53
+    return unit_float_nb(next_u64_nb(m, at))
 
 
 @njit(cache=True, inline='always')

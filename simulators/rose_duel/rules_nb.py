@@ -24,7 +24,7 @@ from numba.types import int64 as i8
 from simulators.common.memory_nb import MACHINE_PTR, as_machine_nb
 from simulators.common.rng_nb import (
     below_nb, popcount_nb, rand_below_nb, rand_float_nb, rand_bit16_inline_nb, rand_bit16_nb, seed_nb, select_bit16_nb,
-    set_stream_nb, xoshiro_step_nb,
+    set_stream_nb, unit_float_nb, xoshiro_step_nb,
 )
 from simulators.common.strategy import STRATEGY_T
 from simulators.rose_duel.call_nb import (
@@ -877,7 +877,7 @@ def prepare_heuristic_nb(m, tr, memo0, memo1, rose0, rose1, aim0, aim1, obj0, ob
         loc = LOC_ROSE
         if not (rose0 if side == 0 else rose1):
             u, s0, s1, s2, s3 = xoshiro_step_nb(s0, s1, s2, s3)
-            uf = float(u >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+            uf = unit_float_nb(u)
             if uf >= (aim0 if side == 0 else aim1):
                 objs = ((1 << m[M_N_OBJECTS]) - 1) & ~m[DUEL0 + D_OBJ_DONE]
                 if objs and uf < (obj0 if side == 0 else obj1):
