@@ -1548,8 +1548,8 @@ def init_state_nb(m):
         m[sl + L_STSEAT] = -1
 
 
-@njit(void(MP, i8, i8), cache=True)
-def put_card_nb(m, g, cid):
+@njit(cache=True, inline='always')
+def put_card_inline_nb(m, g, cid):
     """Card ``cid`` into global slot ``g`` (setup: a slot keeps its card for the whole game), and into its seat's
     cost table (MASKT) for ``action_mask_nb``: every word from its cost on, and MT_FULL when the mask needs the
     full rules for it (DESC_AT's flag, or a cost beyond the table)."""
@@ -1572,18 +1572,41 @@ def put_card_nb(m, g, cid):
         m[t + k] |= bit if k >= c else 0
 
 
-@njit(void(MP, i8, i8, i8), cache=True)
-def give_card_nb(m, seat, ls, cid):
-    """Put card ``cid`` into local slot ``ls`` of ``seat``'s hand (setup)."""
+@njit(void(MP, i8, i8), cache=True)
+def put_card_nb(m, g, cid):
+    """``put_card_inline_nb`` as a call (the breathing cards)."""
+    put_card_inline_nb(m, g, cid)
+
+
+@njit(cache=True, inline='always')
+def give_card_inline_nb(m, seat, ls, cid):
+    """Put card ``cid`` into local slot ``ls`` of ``seat``'s hand (setup). A slot out of play (as every slot is after
+    ``init_state_nb``) enters the hand by ``to_zone_nb``'s stores alone: leaving Z_OUT clears nothing."""
     g = seat * SLOTS + ls
-    put_card_nb(m, g, cid)
-    to_zone_nb(m, g, Z_HAND)
+    put_card_inline_nb(m, g, cid)
+    sl = SLOT0 + g * SLOT_W
+    if m[sl + L_ZONE] == Z_OUT:
+        m[sl + L_ZONE] = Z_HAND
+        m[sl + L_HOST] = -1
+        m[sl + L_WHERE] = seat
+        m[sl + L_STATUS] = -1
+        m[sl + L_SUB] = -1
+        m[sl + L_STSEAT] = -1
+        m[SEAT0 + seat * SEAT_W + O_HAND] |= 1 << ls
+    else:
+        to_zone_nb(m, g, Z_HAND)
     sb = SEAT0 + seat * SEAT_W
     if ls < HAND_SLOTS:
         if (m[sb + O_HANDMASK] >> cid) & 1:
             m[sb + O_DUP] |= 1 << cid
         m[sb + O_HANDMASK] |= 1 << cid
         emit_nb(m, seat, EV_HAND, cid, ls, 0)
+
+
+@njit(void(MP, i8, i8, i8), cache=True)
+def give_card_nb(m, seat, ls, cid):
+    """``give_card_inline_nb`` as a call (the strategies' draft loop, the other setups, the solo games)."""
+    give_card_inline_nb(m, seat, ls, cid)
 
 
 @njit(cache=True, inline='always')
@@ -1594,7 +1617,7 @@ def _take_pick_nb(m, seat, phase, base, mask, n, slot):
     if m[base + n] == 0:
         mask &= ~(1 << n)
     if phase == PH_KEEP:
-        give_card_nb(m, seat, slot, n)
+        give_card_inline_nb(m, seat, slot, n)
     else:
         emit_nb(m, seat, EV_BAN, n, 0, 0)
     return mask
