@@ -88,6 +88,10 @@ def test_checked_builds_catch_broken_states():
     r[RE.DISC:RE.DISC + 7] = k  # seven more copies of a card in the discard pile
     r[RE.S_DISC_N] = 7
     assert RC.VIOLATIONS[RC.check_state_nb(r)] == "more copies of a card in play than exist"
+    r[RE.S_DISC_N] = 0
+    assert RC.check_state_nb(r) == 0
+    r[RE.SEAT0 + RE.O_HELD] ^= 1 << int(k)  # the kept mask of the kinds held misses a card of the hand
+    assert RC.VIOLATIONS[RC.check_state_nb(r)] == "the held-kinds mask (O_HELD) disagrees with the hand"
 
 
 @pytest.mark.parametrize("game", ["colosseum", "rose_duel", "blade_rondo"])

@@ -14,7 +14,7 @@ from simulators.common.rng_nb import rand_below_nb, seed_nb
 from simulators.rose_duel.enums import (
     CA_COPIES, CA_WIDTH, CARDS_AT, DECK, DECK_CAP, DISC, END_TIMEOUT, EV_CAP, EV_COPIES, EV_WIDTH, EVD, EVENTS_AT,
     EVX, HAND_MAX, HOUSE, M_N_EVENTS, M_N_KINDS, M_RNG, MAX_KINDS, MAX_SEATS, O_FOCUS, O_GOALS, O_HAND,
-    O_HAND_N, O_IN, O_MAXFO, O_MAXST, O_NOBILITY, O_STAMINA, R_MAX_TURNS, RULES_AT, S_CUR, S_DECK_N, S_DISC_N,
+    O_HAND_N, O_HELD, O_IN, O_MAXFO, O_MAXST, O_NOBILITY, O_STAMINA, R_MAX_TURNS, RULES_AT, S_CUR, S_DECK_N, S_DISC_N,
     S_DONE, S_END, S_EVD_N, S_EVX_N, S_IN_DUEL, S_N_ACTIVE, S_N_PLAYERS, S_POOL, S_TURN, S_VICTOR, S_WINNER, SEAT0,
     SEAT_W,
 )
@@ -27,6 +27,7 @@ VIOLATIONS = (
     "pile sizes outside their capacity", "more copies of an event in play than exist",
     "a goal card held twice (seats, house, pool)", "the Victor is not a player in the game or the house",
     "the active-player count disagrees with the seats", "turn past the cap", "a duel still open between turns",
+    "the held-kinds mask (O_HELD) disagrees with the hand",
 )
 
 
@@ -59,6 +60,11 @@ def check_state_nb(m):
             if k < 0 or k >= kinds:
                 return 5
             count[k] += 1
+        held = 0
+        for i in range(m[b + O_HAND_N]):
+            held |= 1 << (m[b + O_HAND + i] & 63)
+        if held != m[b + O_HELD]:
+            return 14
         if goals & m[b + O_GOALS]:
             return 9
         goals |= m[b + O_GOALS]
