@@ -1375,15 +1375,12 @@ def _next_sub_nb(m, seat, done):
     actions are queued; -1 when none is left."""
     best = -1
     best_order = 1 << 60
-    x = m[SEAT0 + seat * SEAT_W + O_SET]
+    # O_SUBS: the Set Area's slots holding a subordinate (to_set_nb and _leave_set_nb keep it), not every card there
+    x = m[SEAT0 + seat * SEAT_W + O_SUBS] & ~done
     while x:
         g = lowest_bit_nb(x)
         x &= x - 1
         sl = SLOT0 + g * SLOT_W
-        if (done >> g) & 1:
-            continue
-        if m[sl + L_SUB] < 0:
-            continue
         if m[sl + L_ORDER] < best_order:
             best = g
             best_order = m[sl + L_ORDER]
