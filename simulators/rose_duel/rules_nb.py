@@ -795,6 +795,18 @@ def play_duel_card_nb(m, side, spectator_seat, held):
 
 
 @njit(cache=True, inline='always')
+def set_split_nb(m, x, p, f, k, tr):
+    """Side block ``x`` (seat ``p``, Focus ``f``) allocates split ``k`` of the splits table: thrust, parry, the rest
+    to the initiative."""
+    t = m[SPLIT_AT + 2 * k]
+    q = m[SPLIT_AT + 2 * k + 1]
+    m[x + X_ALLOC] = t
+    m[x + X_ALLOC + 1] = q
+    m[x + X_ALLOC + 2] = f - t - q
+    emit_t_nb(m, tr, p, EV_FOCUS, t, q, f - t - q)
+
+
+@njit(cache=True, inline='always')
 def prepare_nb(m, side, tr):
     """Step 1: the focus allocation (thrust, parry, initiative) and the face-down hit location."""
     x = xb(side)
@@ -807,12 +819,9 @@ def prepare_nb(m, side, tr):
         m[x + X_ALLOC] = t
         m[x + X_ALLOC + 1] = q
         m[x + X_ALLOC + 2] = min(m[fix + 2], f - t - q)
+        emit_t_nb(m, tr, p, EV_FOCUS, m[x + X_ALLOC], m[x + X_ALLOC + 1], m[x + X_ALLOC + 2])
     else:
-        k = ask_focus_nb(m, p, f)
-        m[x + X_ALLOC] = m[SPLIT_AT + 2 * k]
-        m[x + X_ALLOC + 1] = m[SPLIT_AT + 2 * k + 1]
-        m[x + X_ALLOC + 2] = f - m[SPLIT_AT + 2 * k] - m[SPLIT_AT + 2 * k + 1]
-    emit_t_nb(m, tr, p, EV_FOCUS, m[x + X_ALLOC], m[x + X_ALLOC + 1], m[x + X_ALLOC + 2])
+        set_split_nb(m, x, p, f, ask_focus_nb(m, p, f), tr)
     locs = (1 << LOC_ROSE) | (1 << LOC_BODY) | ((((1 << m[M_N_OBJECTS]) - 1) & ~m[DUEL0 + D_OBJ_DONE]) << LOC_OBJ)
     fl = m[DUEL0 + D_FIX_LOC + side]
     if fl >= 0 and (locs >> fl) & 1:
@@ -834,13 +843,7 @@ def prepare_random_nb(m, tr):
         p = m[x + X_SEAT]
         f = min(max(m[x + X_FOCUS], 0), 9)
         u, s0, s1, s2, s3 = xoshiro_step_nb(s0, s1, s2, s3)
-        k = m[SPLIT_SEL_AT + f * N_SPLITS + below_nb(u, popcount_nb(m[SPLIT_MASK_AT + f]))]
-        t = m[SPLIT_AT + 2 * k]
-        q = m[SPLIT_AT + 2 * k + 1]
-        m[x + X_ALLOC] = t
-        m[x + X_ALLOC + 1] = q
-        m[x + X_ALLOC + 2] = f - t - q
-        emit_t_nb(m, tr, p, EV_FOCUS, t, q, f - t - q)
+        set_split_nb(m, x, p, f, m[SPLIT_SEL_AT + f * N_SPLITS + below_nb(u, popcount_nb(m[SPLIT_MASK_AT + f]))], tr)
         locs = (1 << LOC_ROSE) | (1 << LOC_BODY) | ((((1 << m[M_N_OBJECTS]) - 1) & ~m[DUEL0 + D_OBJ_DONE]) << LOC_OBJ)
         u, s0, s1, s2, s3 = xoshiro_step_nb(s0, s1, s2, s3)
         m[x + X_LOC] = select_bit16_nb(locs, below_nb(u, popcount_nb(locs)))
@@ -867,13 +870,7 @@ def prepare_heuristic_nb(m, tr, memo0, memo1, rose0, rose1, aim0, aim1, obj0, ob
         x = xb(side)
         p = m[x + X_SEAT]
         f = f0 if side == 0 else f1
-        k = k0 if side == 0 else k1
-        t = m[SPLIT_AT + 2 * k]
-        q = m[SPLIT_AT + 2 * k + 1]
-        m[x + X_ALLOC] = t
-        m[x + X_ALLOC + 1] = q
-        m[x + X_ALLOC + 2] = f - t - q
-        emit_t_nb(m, tr, p, EV_FOCUS, t, q, f - t - q)
+        set_split_nb(m, x, p, f, k0 if side == 0 else k1, tr)
         loc = LOC_ROSE
         if not (rose0 if side == 0 else rose1):
             u, s0, s1, s2, s3 = xoshiro_step_nb(s0, s1, s2, s3)
