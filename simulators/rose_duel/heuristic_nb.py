@@ -95,19 +95,32 @@ def heuristic_spectate_nb(m, params):
 
 
 @njit(cache=True, inline='always')
+def location_from_nb(u, aim, obj, objs):
+    """The heuristics' hit location from one uniform draw ``u``: the rose below ``aim`` (aim_rose), an object of
+    ``objs`` below ``obj`` (aim_rose + aim_object) when one is left (PICK_DRAW, ``objs``), else the body.
+    (``rules_nb.prepare_heuristic_nb`` draws ``u`` on a stream held in locals.)"""
+    if u < aim:
+        return LOC_ROSE, 0
+    if objs and u < obj:
+        return PICK_DRAW, objs
+    return LOC_BODY, 0
+
+
+@njit(cache=True, inline='always')
 def heuristic_location_pick_nb(m, seat, mask, params, akio_mode):
     """``heuristic_location_nb`` as a pick (``heuristic_pick_nb``): (the location, 0), or (PICK_DRAW, the objects
     to draw one from)."""
     s = _my_side_nb(m, seat)
     if akio_mode and s >= 0 and m[DUEL0 + D_SIDE0 + s * SIDE_W + X_AKIO]:
         return LOC_ROSE, 0
-    u = rand_float_nb(m, M_RNG)
-    if u < params[4]:
-        return LOC_ROSE, 0
-    objs = mask & ~((1 << LOC_ROSE) | (1 << LOC_BODY))
-    if objs and u < params[4] + params[5]:
-        return PICK_DRAW, objs
-    return LOC_BODY, 0
+    return location_from_nb(rand_float_nb(m, M_RNG), params[4], params[4] + params[5],
+                            mask & ~((1 << LOC_ROSE) | (1 << LOC_BODY)))
+
+
+@njit(cache=True, inline='always')
+def drawn_nb(m, c, draw):
+    """A pick's answer: ``c``, or for (PICK_DRAW, ``draw``) a set bit of ``draw`` drawn uniformly."""
+    return rand_bit16_nb(m, M_RNG, draw) if c == PICK_DRAW else c
 
 
 @njit(cache=True, inline='always')
@@ -115,7 +128,7 @@ def heuristic_location_nb(m, seat, mask, params, akio_mode):
     """The heuristics' hit location (PH_LOCATION): the rose, the body (both always offered) or an object of
     ``mask``; Akio aims at the rose."""
     c, draw = heuristic_location_pick_nb(m, seat, mask, params, akio_mode)
-    return rand_bit16_nb(m, M_RNG, draw) if c == PICK_DRAW else c
+    return drawn_nb(m, c, draw)
 
 
 @njit(cache=True, inline='always')
@@ -198,6 +211,57 @@ def _split_scan_nb(m, mask, ft, fp):
 
 
 @njit(cache=True, inline='always')
+def heuristic_action_pick_nb(m, seat, mask, params):
+    """PH_ACTION: with probability action_use one of the hostile cards among the offered hand slots (PICK_DRAW,
+    those slots), else pass (PASS_BIT, 0)."""
+    if rand_float_nb(m, M_RNG) >= params[8]:
+        return PASS_BIT, 0
+    b = SEAT0 + seat * SEAT_W
+    hostile = 0
+    mm = mask & ((1 << PASS_BIT) - 1)
+    while mm:
+        i = _low_index_nb(mm)
+        mm &= mm - 1
+        if m[CARDS_AT + m[b + O_HAND + i] * CA_WIDTH + CA_HOSTILE]:
+            hostile |= 1 << i
+    if hostile == 0:
+        return PASS_BIT, 0
+    return PICK_DRAW, hostile
+
+
+@njit(cache=True, inline='always')
+def heuristic_target_pick_nb(m, seat, mask, k):
+    """PH_TARGET of action card ``k``: a hostile card aims at the Victor when it may, else at the leader; any
+    other card at a seat drawn from ``mask``."""
+    if k >= 0 and m[CARDS_AT + k * CA_WIDTH + CA_HOSTILE]:
+        v = m[S_VICTOR]
+        if v >= 0 and v < HOUSE and (mask >> v) & 1:
+            return v, 0
+        return _leader_nb(m, seat, mask), 0
+    return PICK_DRAW, mask
+
+
+@njit(cache=True, inline='always')
+def heuristic_duel_card_pick_nb(m, mask, params):
+    """PH_DUEL_CARD: with probability card_use one of the playable slots of ``mask`` (PICK_DRAW), else pass."""
+    play = mask & ~(1 << PASS_BIT)
+    if play == 0 or rand_float_nb(m, M_RNG) >= params[6]:
+        return PASS_BIT, 0
+    return PICK_DRAW, play
+
+
+@njit(cache=True, inline='always')
+def heuristic_side_nb(m):
+    """PH_SIDE: a spectator helps the duelist holding fewer goal cards (further from a Revolution; side 0 on a
+    tie). Draws nothing."""
+    s0 = m[DUEL0 + D_SIDE0 + X_SEAT]
+    s1 = m[DUEL0 + D_SIDE0 + SIDE_W + X_SEAT]
+    g0 = popcount_nb(m[SEAT0 + s0 * SEAT_W + O_GOALS])
+    g1 = popcount_nb(m[SEAT0 + s1 * SEAT_W + O_GOALS])
+    return 0 if g0 <= g1 else 1
+
+
+@njit(cache=True, inline='always')
 def heuristic_pick_nb(phase, m, seat, mask, params, akio_mode):
     """The heuristics' choice (``akio_mode``: play Akio as ``akio_nb``; ``m`` the machine pointer, ``params`` the
     seat's row, an array or a ``float64*``) as a pair: (the choice, 0), or (PICK_DRAW, a mask) for a choice drawn
@@ -224,26 +288,9 @@ def heuristic_pick_nb(phase, m, seat, mask, params, akio_mode):
                 best = i
         return best, 0
     if phase == PH_ACTION:
-        if rand_float_nb(m, M_RNG) >= params[8]:
-            return PASS_BIT, 0
-        hostile = 0
-        mm = mask & ((1 << PASS_BIT) - 1)
-        while mm:
-            i = _low_index_nb(mm)
-            mm &= mm - 1
-            if m[CARDS_AT + m[b + O_HAND + i] * CA_WIDTH + CA_HOSTILE]:
-                hostile |= 1 << i
-        if hostile == 0:
-            return PASS_BIT, 0
-        return PICK_DRAW, hostile
+        return heuristic_action_pick_nb(m, seat, mask, params)
     if phase == PH_TARGET:
-        k = m[S_CTX_CARD]
-        if k >= 0 and m[CARDS_AT + k * CA_WIDTH + CA_HOSTILE]:
-            v = m[S_VICTOR]
-            if v >= 0 and v < HOUSE and (mask >> v) & 1:
-                return v, 0
-            return _leader_nb(m, seat, mask), 0
-        return PICK_DRAW, mask
+        return heuristic_target_pick_nb(m, seat, mask, m[S_CTX_CARD])
     if phase == PH_CANCEL:
         k = m[S_CTX_CARD]
         if k >= 0 and m[CARDS_AT + k * CA_WIDTH + CA_HOSTILE]:
@@ -263,16 +310,9 @@ def heuristic_pick_nb(phase, m, seat, mask, params, akio_mode):
     if phase == PH_LOCATION:
         return heuristic_location_pick_nb(m, seat, mask, params, akio_mode)
     if phase == PH_DUEL_CARD:
-        play = mask & ~(1 << PASS_BIT)
-        if play == 0 or rand_float_nb(m, M_RNG) >= params[6]:
-            return PASS_BIT, 0
-        return PICK_DRAW, play
+        return heuristic_duel_card_pick_nb(m, mask, params)
     if phase == PH_SIDE:
-        s0 = m[DUEL0 + D_SIDE0 + X_SEAT]
-        s1 = m[DUEL0 + D_SIDE0 + SIDE_W + X_SEAT]
-        g0 = popcount_nb(m[SEAT0 + s0 * SEAT_W + O_GOALS])
-        g1 = popcount_nb(m[SEAT0 + s1 * SEAT_W + O_GOALS])
-        return (0 if g0 <= g1 else 1), 0  # help whoever is further from a Revolution
+        return heuristic_side_nb(m), 0
     if phase == PH_FOCUS_LOSS:
         for bx in (2, 1, 0):  # keep the thrust box longest
             if (mask >> bx) & 1:
@@ -286,7 +326,7 @@ def heuristic_pick_nb(phase, m, seat, mask, params, akio_mode):
 def heuristic_choice_nb(phase, m, seat, mask, params, akio_mode):
     """The heuristics' choice (``heuristic_pick_nb``, its draw made)."""
     c, draw = heuristic_pick_nb(phase, m, seat, mask, params, akio_mode)
-    return rand_bit16_nb(m, M_RNG, draw) if c == PICK_DRAW else c
+    return drawn_nb(m, c, draw)
 
 
 @njit(cache=True)

@@ -23,7 +23,7 @@ from numba.types import int64 as i8
 
 from simulators.common.memory_nb import MACHINE_PTR, as_machine_nb
 from simulators.common.rng_nb import (
-    below_nb, popcount_nb, rand_below_nb, rand_float_nb, rand_bit16_inline_nb, rand_bit16_nb, seed_nb, select_bit16_nb,
+    below_nb, popcount_nb, rand_below_nb, rand_bit16_inline_nb, rand_bit16_nb, seed_nb, select_bit16_nb,
     set_stream_nb, unit_float_nb, xoshiro_step_nb,
 )
 from simulators.common.strategy import STRATEGY_T
@@ -31,15 +31,16 @@ from simulators.rose_duel.call_nb import (
     BUILTINS_T, call_strategy_nb, install_nb, params_row_nb, uniform_choice_nb, uniform_strategy_nb,
 )
 from simulators.rose_duel.heuristic_nb import (
-    PICK_DRAW, _leader_nb as leader_nb, akio_focus_nb, akio_nb, heuristic_challenge_nb, heuristic_draw_nb,
-    heuristic_location_nb, heuristic_nb, heuristic_pick_nb, heuristic_spectate_nb, split_total_nb,
+    PICK_DRAW, akio_focus_nb, akio_nb, drawn_nb, heuristic_action_pick_nb, heuristic_challenge_nb, heuristic_draw_nb,
+    heuristic_duel_card_pick_nb, heuristic_location_nb, heuristic_nb, heuristic_pick_nb, heuristic_side_nb,
+    heuristic_spectate_nb, heuristic_target_pick_nb, location_from_nb, split_total_nb,
 )
 from simulators.rose_duel.enums import (
     C_AKIO_MODE, C_HEUR, C_UNIFORM,
     SCR_DICE_AT, SCR_DICE_N, SCR_DICE_POS, SCR_ERR, SCR_ON, R_UNOWNED_GOALS, UNOWNED_VICTOR,
     R_FORBID_KINDS, R_FORBID_SEATS, FIRST_BITS, FIRST_COLUMNS, FIRST_PER_COLUMN, FIRST_TURN_CAP, FIRST_USED,
     ACTION_KINDS_AT, AKIO_AT, AKIO_CARDS_AT, AKIO_HAND, CANCEL_BY_AT, CA_COPIES, CA_DUEL_EFF, CA_DUEL_EFF_N, CA_EFF,
-    CA_EFF_N, CA_HOSTILE, CA_WIDTH, CARDS_AT, D_CNT_FIRST, D_CNT_HIT, D_CNT_LOCK, D_CNT_PARRY, D_CNT_PHASES, D_FIX,
+    CA_EFF_N, CA_WIDTH, CARDS_AT, D_CNT_FIRST, D_CNT_HIT, D_CNT_LOCK, D_CNT_PARRY, D_CNT_PHASES, D_FIX,
     D_FIX_LOC,
     D_NEXT_ATT, D_NO_CARDS, D_OBJ_DONE, D_PHASE, D_RESULT, D_REVOLUTION, D_SIDE0, D_SPEC0, D_SPEC1, D_WINNER_SIDE,
     DECK, DECK_CAP, DISC, DO_BOTH_COLLAPSE, DO_COLLAPSE, DO_PHASE_CAP, DO_ROSE, DU_FOCUS, DU_GOAL, DU_NOBILITY,
@@ -775,16 +776,15 @@ def play_duel_card_nb(m, side, spectator_seat, held):
             return
         heur = p >= 0 and ((m[C_HEUR] & ~m[C_UNIFORM]) >> p) & 1 != 0
         if heur:
-            c = PASS_BIT if rand_float_nb(m, M_RNG) >= params_row_nb(m, p)[6] else rand_bit16_nb(m, M_RNG, mask)
+            c, draw = heuristic_duel_card_pick_nb(m, mask, params_row_nb(m, p))
+            c = drawn_nb(m, c, draw)
         else:
             c = ask_nb(m, p, PH_DUEL_CARD, mask | (1 << PASS_BIT))
         if c == PASS_BIT:
             return
         if spectator_seat >= 0:
             if heur:
-                g0 = popcount_nb(m[sb(m[xb(0) + X_SEAT]) + O_GOALS])
-                g1 = popcount_nb(m[sb(m[xb(1) + X_SEAT]) + O_GOALS])
-                side = 0 if g0 <= g1 else 1
+                side = heuristic_side_nb(m)
             else:
                 side = ask_nb(m, p, PH_SIDE, 3)
         k = take_inline_nb(m, p, c, 1)
@@ -874,15 +874,12 @@ def prepare_heuristic_nb(m, tr, memo0, memo1, rose0, rose1, aim0, aim1, obj0, ob
         loc = LOC_ROSE
         if not (rose0 if side == 0 else rose1):
             u, s0, s1, s2, s3 = xoshiro_step_nb(s0, s1, s2, s3)
-            uf = unit_float_nb(u)
-            if uf >= (aim0 if side == 0 else aim1):
-                objs = ((1 << m[M_N_OBJECTS]) - 1) & ~m[DUEL0 + D_OBJ_DONE]
-                if objs and uf < (obj0 if side == 0 else obj1):
-                    u, s0, s1, s2, s3 = xoshiro_step_nb(s0, s1, s2, s3)
-                    objs <<= LOC_OBJ
-                    loc = select_bit16_nb(objs, below_nb(u, popcount_nb(objs)))
-                else:
-                    loc = LOC_BODY
+            objs = (((1 << m[M_N_OBJECTS]) - 1) & ~m[DUEL0 + D_OBJ_DONE]) << LOC_OBJ
+            loc, draw = location_from_nb(unit_float_nb(u), aim0 if side == 0 else aim1,
+                                         obj0 if side == 0 else obj1, objs)
+            if loc == PICK_DRAW:
+                u, s0, s1, s2, s3 = xoshiro_step_nb(s0, s1, s2, s3)
+                loc = select_bit16_nb(draw, below_nb(u, popcount_nb(draw)))
         m[x + X_LOC] = loc
         emit_t_nb(m, tr, p, EV_LOCATION, loc, side, 0)
     set_stream_nb(m, M_RNG, s0, s1, s2, s3)
@@ -1358,21 +1355,12 @@ def action_nb(m, p):
     mask = allow_nb(m, p, hand_mask_nb(m, p, m[ACTION_KINDS_AT]), b + O_HAND, m[b + O_HAND_N])
     if mask == 0:
         return
-    # a seat playing the built-in heuristics: the card and its target as ask_nb would take them (the same draws:
-    # action_use, then one of the hostile cards; the Victor or the leader for a hostile one), without the calls
+    # a seat playing the built-in heuristics: the card and its target as ask_nb would take them (the heuristics'
+    # own picks, the same draws), without the calls and the phase dispatch
     heur = p >= 0 and p < HOUSE and ((m[C_HEUR] & ~m[C_UNIFORM]) >> p) & 1 != 0
     if heur:
-        c = PASS_BIT
-        if not rand_float_nb(m, M_RNG) >= params_row_nb(m, p)[8]:
-            hostile = 0
-            mm = mask
-            while mm:
-                i = popcount_nb((mm & -mm) - 1)
-                mm &= mm - 1
-                if m[CARDS_AT + m[b + O_HAND + i] * CA_WIDTH + CA_HOSTILE]:
-                    hostile |= 1 << i
-            if hostile:
-                c = rand_bit16_nb(m, M_RNG, hostile)
+        c, draw = heuristic_action_pick_nb(m, p, mask, params_row_nb(m, p))
+        c = drawn_nb(m, c, draw)
     else:
         c = ask_nb(m, p, PH_ACTION, mask | (1 << PASS_BIT))
     if c == PASS_BIT:
@@ -1383,13 +1371,8 @@ def action_nb(m, p):
     for q in range(m[S_N_PLAYERS]):
         targets |= int((m[sb(q) + O_IN] != 0) & (q != p)) << q
     if heur:
-        v = m[S_VICTOR]
-        if not m[CARDS_AT + k * CA_WIDTH + CA_HOSTILE]:
-            t = rand_bit16_nb(m, M_RNG, targets)
-        elif v >= 0 and v < HOUSE and (targets >> v) & 1:
-            t = v
-        else:
-            t = leader_nb(m, p, targets)
+        t, draw = heuristic_target_pick_nb(m, p, targets, k)
+        t = drawn_nb(m, t, draw)
     else:
         t = ask_nb(m, p, PH_TARGET, targets)
     take_inline_nb(m, p, c, 1)
