@@ -186,6 +186,47 @@ def trailing_zeros_nb(typingctx, x):
     return types.int64(x), codegen
 
 
+def _x86_64() -> bool:
+    """Whether ``cmov_nb`` emits its inline asm: on x86-64, once LLVM's asm parser is initialised (Numba leaves it
+    out; without it the asm does not assemble)."""
+    import platform
+
+    import llvmlite.binding as ll
+
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        return False
+    try:
+        ll.initialize_native_asmparser()
+    except RuntimeError:
+        return False
+    return True
+
+
+X86_64 = _x86_64()
+
+
+@intrinsic
+def cmov_nb(typingctx, c, a, b):
+    """``a if c else b`` on int64 as a ``cmov`` that LLVM cannot turn back into a branch (inline asm on x86-64; a
+    plain ``select`` elsewhere). For a select on a random condition: LLVM rewrites a ``select`` whose operands are
+    loads, or whose condition a later branch also tests, into a branch, which is then mispredicted as often as the
+    condition is random."""
+    if not all(isinstance(x, (types.Integer, types.Boolean)) for x in (c, a, b)):
+        return None
+
+    def codegen(context, builder, sig, args):
+        i64 = ir.IntType(64)
+        cc = context.cast(builder, args[0], sig.args[0], types.int64)
+        x = context.cast(builder, args[1], sig.args[1], types.int64)
+        y = context.cast(builder, args[2], sig.args[2], types.int64)
+        if not X86_64:
+            return builder.select(builder.icmp_signed("!=", cc, ir.Constant(i64, 0)), x, y)
+        fnty = ir.FunctionType(i64, [i64, i64, i64])
+        return builder.asm(fnty, "testq $1, $1\n\tcmovneq $2, $0", "=r,r,r,0,~{flags}", [cc, x, y], False, "cmov")
+
+    return types.int64(c, a, b), codegen
+
+
 @njit(cache=True, inline='always')
 def select_search_nb(mask, k):
     """``select_bit_nb`` without ``pdep``: branch-free, a binary search over halves by popcount (~30 cycles of

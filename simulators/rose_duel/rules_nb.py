@@ -23,7 +23,7 @@ from numba.types import int64 as i8
 
 from simulators.common.memory_nb import MACHINE_PTR, as_machine_nb
 from simulators.common.rng_nb import (
-    below_nb, popcount_nb, rand_below_nb, rand_bit16_inline_nb, rand_bit16_nb, seed_nb, select_bit16_nb,
+    below_nb, cmov_nb, popcount_nb, rand_below_nb, rand_bit16_inline_nb, rand_bit16_nb, seed_nb, select_bit16_nb,
     set_stream_nb, unit_float_nb, xoshiro_step_nb,
 )
 from simulators.common.strategy import STRATEGY_T
@@ -330,22 +330,11 @@ def ask_nb(m, seat, phase, mask):
     return ask_other_nb(m, seat, phase, mask, decided, c)
 
 
-@njit(cache=True, inline='always')
-def ask_often_nb(m, seat, phase, mask):
-    """``ask_nb`` for the optional draw, asked most often: a seat playing the built-in ``random`` draws its choice
-    here, as ``ask_nb`` would (one ``uniform_choice_nb`` draw, a legal option of a non-empty mask), without the call
-    (the hit location, the challenge and spectating do the same in ``ask_location_nb`` and the like). Not at every
-    ask: inlined there it cost compile time, and the heuristics' seats ~3%."""
-    if seat >= 0 and seat < HOUSE and mask != 0 and (m[C_UNIFORM] >> seat) & 1:
-        return uniform_choice_nb(m, mask)
-    return ask_nb(m, seat, phase, mask)
-
-
 # The heuristics' most frequent decisions, taken where they are asked as ask_nb would take them (the same
 # function of the same state, the same draws) without its call and phase dispatch (~5% of a heuristic game).
 # Their answers are always legal (the rose and the body are always offered, objects only from the mask; YES and
-# NO both), so ask_nb's check has nothing to catch. A seat playing the built-in random is tested first, as in
-# ask_often_nb (the masks here are never empty).
+# NO both), so ask_nb's check has nothing to catch. A seat playing the built-in random is tested first and draws
+# its choice here as ask_nb would (one uniform_choice_nb draw; the masks here are never empty).
 @njit(cache=True, inline='always')
 def ask_location_nb(m, seat, mask):
     if seat >= 0 and seat < HOUSE:
@@ -419,7 +408,7 @@ def shuffle_deck_nb(m):
 @njit(cache=True, inline='always')
 def take_top_nb(m, p):
     """The deck's top card into seat ``p``'s hand, its kind; -1 when the deck is empty or the hand full. Inlined
-    into ``draw_card_nb`` and into the turn's optional draw while the deck holds a card (no reshuffle, no call)."""
+    into ``draw_card_nb`` (the turn's optional draw takes it branch-free: ``take_top_if_nb``)."""
     b = sb(p)
     n = m[S_DECK_N]
     h = m[b + O_HAND_N]
@@ -433,16 +422,41 @@ def take_top_nb(m, p):
     return k
 
 
+@njit(cache=True, inline='always')
+def take_top_if_nb(m, p, yes):
+    """``take_top_nb`` when ``yes``, else nothing (-1), without a branch on ``yes``: the turn's optional draw, as
+    random as a coin for a seat playing the built-in random (a branch on it was mispredicted every other turn).
+    The slot past a full hand and the top of an empty deck are read (they are in the machine) but left as they
+    are."""
+    b = sb(p)
+    n = m[S_DECK_N]
+    h = m[b + O_HAND_N]
+    y = cmov_nb(yes & (n > 0) & (h < HAND_MAX), 1, 0)
+    k = m[DECK + max(n - 1, 0)]
+    at = b + O_HAND + min(h, HAND_MAX - 1)
+    m[at] = cmov_nb(y, k, m[at])
+    m[S_DECK_N] = n - y
+    m[b + O_HAND_N] = h + y
+    m[b + O_HELD] |= y << (k & 63)
+    return cmov_nb(y, k, -1)
+
+
+@njit(void(MP), cache=True)
+def refill_deck_nb(m):
+    """The discard pile shuffled into the empty deck."""
+    nd = m[S_DISC_N]
+    for i in range(nd):
+        m[DECK + i] = m[DISC + i]
+    m[S_DECK_N] = nd
+    m[S_DISC_N] = 0
+    shuffle_deck_nb(m)
+
+
 @njit(i8(MP, i8), cache=True)
 def draw_card_nb(m, p):
     """Seat ``p`` draws the top card (the discard pile is reshuffled when the deck is empty); -1: none."""
     if m[S_DECK_N] == 0:
-        nd = m[S_DISC_N]
-        for i in range(nd):
-            m[DECK + i] = m[DISC + i]
-        m[S_DECK_N] = nd
-        m[S_DISC_N] = 0
-        shuffle_deck_nb(m)
+        refill_deck_nb(m)
     return take_top_nb(m, p)
 
 
@@ -1489,12 +1503,25 @@ def turn_nb(m):
     if m[S_DONE]:
         return
     status_update_nb(m, p)
-    if m[b + O_IN] and m[b + O_HAND_N] < m[RULES_AT + R_HAND_LIMIT] and deck_left_nb(m) > 0:
-        # a seat playing the built-in heuristics: their decision without the call (ask_nb would take it inline)
-        c = heuristic_draw_nb(3) if (m[C_HEUR] >> p) & 1 else ask_often_nb(m, p, PH_DRAW, 3)
-        if c == YES:
-            k = take_top_nb(m, p) if m[S_DECK_N] > 0 else draw_card_nb(m, p)
-            emit_nb(m, p, EV_DRAW, k, 0, 0)
+    offered = (m[b + O_IN] != 0) & (m[b + O_HAND_N] < m[RULES_AT + R_HAND_LIMIT]) & (deck_left_nb(m) > 0)
+    if (m[C_UNIFORM] >> p) & 1:
+        # a seat playing the built-in random: its draw of YES or NO as ask_nb would take it (one draw from the
+        # game's stream when offered), with the stream advanced or not by a select instead of a branch
+        s0, s1, s2, s3 = load_stream_nb(m)
+        u, t0, t1, t2, t3 = xoshiro_step_nb(s0, s1, s2, s3)
+        set_stream_nb(m, M_RNG, cmov_nb(offered, t0, s0), cmov_nb(offered, t1, s1), cmov_nb(offered, t2, s2),
+                      cmov_nb(offered, t3, s3))
+        yes = offered & (select_bit16_nb(3, below_nb(u, popcount_nb(3))) == YES)
+    elif (m[C_HEUR] >> p) & 1:
+        yes = offered & (heuristic_draw_nb(3) == YES)  # (their decision without the call, as ask_nb takes it)
+    else:
+        yes = offered and ask_nb(m, p, PH_DRAW, 3) == YES
+    if m[S_DECK_N] == 0:
+        if yes:
+            refill_deck_nb(m)
+    k = take_top_if_nb(m, p, yes)
+    if m[M_TRACE_CAP] != 0 and yes:
+        emit_nb(m, p, EV_DRAW, k, 0, 0)
 
 
 # ----------------------------------------------------------------------------- setup and the game loop
