@@ -24,7 +24,7 @@ from numba.types import int64 as i8
 from simulators.common.memory_nb import MACHINE_PTR, as_machine_nb
 from simulators.common.rng_nb import (
     below_nb, cmov_nb, popcount_nb, rand_below_nb, rand_bit16_inline_nb, rand_bit16_nb, seed_nb, select_bit16_nb,
-    set_stream_nb, unit_float_nb, xoshiro_step_nb,
+    set_stream_nb, trailing_zeros_nb, unit_float_nb, xoshiro_step_nb,
 )
 from simulators.common.strategy import STRATEGY_T
 from simulators.rose_duel.call_nb import (
@@ -1334,21 +1334,26 @@ def event_nb(m, p, public):
     m[S_CTX_PUBLIC] = public
     m[S_INVOLVED] |= 1 << p
     emit_nb(m, p, EV_EVENT, e, public, 0)
-    # in turn order from the roller: a private event is the roller's alone first, then shown to the others. One
-    # offer_reaction_nb call site, called only for a seat in the game holding a card that fits the event (it
-    # returns 0 at once for the others, most seats: the call cost more than the test)
+    # in turn order from the roller: a private event is the roller's alone first, then shown to the others. Only
+    # the seats in the game holding a card that fits the event are offered it (offer_reaction_nb would return 0 at
+    # once for the others, most seats): their bits are gathered branch-free and visited in turn order (a seat's
+    # bit rotated to p + i). Nothing changes a seat's hand or place before someone reacts, which ends the offers.
     kinds = m[EVENTS_AT + e * EV_WIDTH + EV_REACT_MASK]
+    n = m[S_N_PLAYERS]
+    cand = 0
+    for q in range(n):
+        cand |= int((m[sb(q) + O_IN] != 0) & (m[sb(q) + O_HELD] & kinds != 0)) << q
+    cand = ((cand >> p) | (cand << (n - p))) & ((1 << n) - 1)
     done = 0
-    q = p
-    for _ in range(m[S_N_PLAYERS]):
-        if m[sb(q) + O_IN] and m[sb(q) + O_HELD] & kinds != 0:
-            done = offer_reaction_nb(m, q, e)
-        m[S_CTX_PUBLIC] = 1  # (a private event not answered by the roller: shown to the others)
+    while cand:
+        i = trailing_zeros_nb(cand)
+        cand &= cand - 1
+        q = p + i - (n if p + i >= n else 0)
+        m[S_CTX_PUBLIC] = public | (i != 0)  # (a private event not answered by the roller: shown to the others)
+        done = offer_reaction_nb(m, q, e)
         if done or m[S_DONE]:
             break
-        q = next_active_nb(m, q)
-        if q == p:
-            break
+    m[S_CTX_PUBLIC] = 1
     if not done:
         emit_nb(m, p, EV_NO_REACTION, e, 0, 0)
         at = EVENTS_AT + e * EV_WIDTH
