@@ -1433,7 +1433,7 @@ def status_update_nb(m, p):
     lasting effect, for the players the rule names. Only the seats of S_STATUS_DUE can have anything to
     update (the others are at their maximum with no modifier and armed): the update visits those of them the
     rule names and clears the bit of each left with nothing (most seats, most turns: visiting every seat
-    was ~12% of a game)."""
+    was ~12% of a game) or out of the game (a seat that left wounded was otherwise visited every turn after)."""
     rule = m[RULES_AT + R_STATUS_UPDATE]
     n = m[S_N_PLAYERS]
     due = m[S_STATUS_DUE] & ((1 << n) - 1)
@@ -1448,6 +1448,7 @@ def status_update_nb(m, p):
         due &= due - 1
         b = sb(q)
         if not m[b + O_IN]:
+            left &= ~(1 << q)  # (out for good: its bit would be visited every turn)
             continue
         # the same updates as "if Stamina or Focus is below its maximum, both +1 up to it; each modifier one point
         # towards 0", branch-free (the outcomes are as random as the turn)
