@@ -70,9 +70,13 @@ DUEL_END_NAMES = ("rose", "collapse", "both collapse", "phase cap")
 WHO_SELF, WHO_TARGET, WHO_OTHERS, WHO_ALL = 0, 1, 2, 3
 WHO_NAMES = ("self", "target", "others", "all")
 
-# --- program rows: op, who, a, b
+# --- program rows: op, who, a, b, and what a duel applies them as (game._compile derives those from the op)
 P_OP, P_WHO, P_A, P_B = 0, 1, 2, 3
-P_WIDTH = 4
+# P_FIELD: the side-block word (X_*) a duel step changes (-1: a step on the seat, seat_step_nb), as
+# min(max(word + b, P_LO), P_HI, the side's X_MAXST if P_CAP)
+P_FIELD, P_LO, P_HI, P_CAP = 4, 5, 6, 7
+P_WIDTH = 8
+P_UNBOUNDED = 1 << 40  # P_LO / P_HI of a step without that bound
 OP_STAMINA = 1  # b: +heal (up to the maximum) / -wound (outside a duel never below 1)
 OP_FOCUS = 2  # b: +/- current focus (0..maximum)
 OP_NOBILITY = 3  # b: +/-; 0 removes the player

@@ -136,8 +136,29 @@ def _compile(steps: list[dict], rows: list[list[int]]) -> tuple[int, int]:
         row[E.P_WHO] = _WHO[st["to"]]
         row[E.P_A] = _STAT.get(st.get("stat", "thrust"), 0)
         row[E.P_B] = st.get("by", 0)
+        row[E.P_FIELD], row[E.P_LO], row[E.P_HI], row[E.P_CAP] = _duel_form(row[E.P_OP], row[E.P_A])
         rows.append(row)
     return start, len(rows) - start
+
+
+def _duel_form(op: int, stat: int) -> tuple[int, int, int, int]:
+    """How a duel applies a step of ``op`` to a side (``rules_nb.run_duel_steps_nb``, the duel's own rules for
+    each op): the side-block word it changes, its bounds and whether the side's maximum Stamina caps it; (-1, ..)
+    for the ops that act on the seat (``seat_step_nb``)."""
+    big = E.P_UNBOUNDED
+    if op == E.OP_STAMINA:
+        return E.X_STAMINA, -big, big, 1  # healed up to the maximum; wounds without a floor (collapse at 0)
+    if op == E.OP_FOCUS:
+        return E.X_FOCUS, 0, big, 0
+    if op == E.OP_PHASE_MOD:
+        return E.X_PMOD + stat, -big, big, 0
+    if op in (E.OP_DUEL_MOD, E.OP_MODIFIER):
+        return E.X_DMOD + stat, -big, big, 0  # a lasting modifier played in a duel lasts the duel
+    if op == E.OP_DISARM:
+        return E.X_UNARMED, 1, 1, 0
+    if op == E.OP_GUARD_ROSE:
+        return E.X_GUARD, 1, 1, 0
+    return -1, 0, 0, 0
 
 
 def _hostile(steps: list[dict]) -> bool:

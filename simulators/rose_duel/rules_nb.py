@@ -58,7 +58,7 @@ from simulators.rose_duel.enums import (
     O_WAS_VICTOR,
     OB_EFF, OB_EFF_N, OB_WIDTH, OBJECTS_AT, OP_DISARM, OP_DISCARD, OP_DRAW, OP_DUEL_MOD, OP_FOCUS, OP_GOAL_FROM_POOL,
     OP_GUARD_ROSE, OP_MODIFIER, OP_NO_CHALLENGE, OP_NOBILITY, OP_PHASE_MOD, OP_STAMINA, P_A, P_B, P_OP, P_WHO,
-    P_WIDTH, PASS_BIT, PH_ACTION, PH_CANCEL, PH_CHALLENGE, PH_DRAW, PH_DUEL_CARD, PH_FOCUS, PH_FOCUS_LOSS, PH_GOAL,
+    P_WIDTH, P_FIELD, P_LO, P_HI, P_CAP, PASS_BIT, PH_ACTION, PH_CANCEL, PH_CHALLENGE, PH_DRAW, PH_DUEL_CARD, PH_FOCUS, PH_FOCUS_LOSS, PH_GOAL,
     PH_LOCATION, PH_REACT, PH_REVOLUTION, PH_SIDE, PH_SPECTATE, PH_TARGET, PROG_AT, R_AKIO_CARDS, R_BOTH_COLLAPSE,
     R_DIE, R_FOCUS_LOSS, R_HAND_LIMIT, R_HAND_START, R_HOUSE_GOALS_ON_DEFEAT, R_LOCK_SKIPS,
     R_LOSER_PENALTY, R_MAX_PHASES, R_MAX_TURNS, R_MIN_STAMINA_AFTER, R_REV_OFFSET, R_REV_PLAYERS, R_SPECTATORS,
@@ -693,35 +693,42 @@ def run_steps_nb(m, start, n, self_seat, target_seat):
 
 @njit(void(MP, i8, i8, i8, i8), cache=True)
 def run_duel_steps_nb(m, start, n, self_side, target_side):
-    """Duel steps with ``self``/``target`` as duel sides (Akio included: its side has no seat block)."""
+    """Duel steps with ``self``/``target`` as duel sides (Akio included: its side has no seat block).
+
+    A step on a side's word (its form from ``game._duel_form``: P_FIELD, bounds P_LO / P_HI, P_CAP the side's
+    maximum Stamina) is applied to both sides branch-free, each side's new word kept only where the step hits it:
+    which side a card or an object helps is as random as the duel, and an op-by-op branch chain on it was
+    mispredicted. The other steps act on the duelist's seat (``seat_step_nb``)."""
+    tr = m[M_TRACE_CAP] != 0
+    sb_ = 1 << self_side
+    tb = (1 << target_side) if target_side >= 0 else 0
     for i in range(n):
         row = PROG_AT + (start + i) * P_WIDTH
         who = m[row + P_WHO]
-        for s in range(2):
-            hit = (who == WHO_SELF and s == self_side) or (who == WHO_TARGET and s == target_side) or who == WHO_ALL \
-                or (who == WHO_OTHERS and s != self_side)
-            if not hit:
-                continue
-            x = xb(s)
-            op = m[row + P_OP]
-            a = m[row + P_A]
-            by = m[row + P_B]
-            emit_nb(m, m[x + X_SEAT], EV_EFFECT, op, a, by)
-            cap_st = m[x + X_MAXST]
-            if op == OP_STAMINA:
-                m[x + X_STAMINA] = min(m[x + X_STAMINA] + by, cap_st)
-            elif op == OP_FOCUS:
-                m[x + X_FOCUS] = max(m[x + X_FOCUS] + by, 0)
-            elif op == OP_PHASE_MOD:
-                m[x + X_PMOD + a] += by
-            elif op == OP_DUEL_MOD or op == OP_MODIFIER:
-                m[x + X_DMOD + a] += by
-            elif op == OP_DISARM:
-                m[x + X_UNARMED] = 1
-            elif op == OP_GUARD_ROSE:
-                m[x + X_GUARD] = 1
-            elif not m[x + X_AKIO]:
-                seat_step_nb(m, row, m[x + X_SEAT], 0)
+        hits = ((sb_ if who == WHO_SELF else 0) | (tb if who == WHO_TARGET else 0)
+                | ((3 & ~sb_) if who == WHO_OTHERS else 0) | (3 if who == WHO_ALL else 0))
+        f = m[row + P_FIELD]
+        by = m[row + P_B]
+        if f >= 0:
+            if tr:
+                for s in range(2):
+                    if (hits >> s) & 1:
+                        emit_nb(m, m[xb(s) + X_SEAT], EV_EFFECT, m[row + P_OP], m[row + P_A], by)
+            lo = m[row + P_LO]
+            hi = m[row + P_HI]
+            cap = m[row + P_CAP] != 0
+            for s in range(2):
+                x = xb(s)
+                v = m[x + f]
+                w = min(max(v + by, lo), m[x + X_MAXST] if cap else hi)
+                m[x + f] = w if (hits >> s) & 1 else v
+        else:
+            for s in range(2):
+                x = xb(s)
+                if (hits >> s) & 1:
+                    emit_nb(m, m[x + X_SEAT], EV_EFFECT, m[row + P_OP], m[row + P_A], by)
+                    if not m[x + X_AKIO]:
+                        seat_step_nb(m, row, m[x + X_SEAT], 0)
 
 
 # ----------------------------------------------------------------------------- a duel
