@@ -705,8 +705,8 @@ def run_duel_steps_nb(m, start, n, self_side, target_side):
     for i in range(n):
         row = PROG_AT + (start + i) * P_WIDTH
         who = m[row + P_WHO]
-        hits = ((sb_ if who == WHO_SELF else 0) | (tb if who == WHO_TARGET else 0)
-                | ((3 & ~sb_) if who == WHO_OTHERS else 0) | (3 if who == WHO_ALL else 0))
+        hits = (sb_ * (who == WHO_SELF) | tb * (who == WHO_TARGET) | (3 & ~sb_) * (who == WHO_OTHERS)
+                | 3 * (who == WHO_ALL))
         f = m[row + P_FIELD]
         by = m[row + P_B]
         if f >= 0:
@@ -721,7 +721,7 @@ def run_duel_steps_nb(m, start, n, self_side, target_side):
                 x = xb(s)
                 v = m[x + f]
                 w = min(max(v + by, lo), m[x + X_MAXST] if cap else hi)
-                m[x + f] = w if (hits >> s) & 1 else v
+                m[x + f] = cmov_nb((hits >> s) & 1, w, v)
         else:
             for s in range(2):
                 x = xb(s)
@@ -1045,8 +1045,7 @@ def fight_nb(m):
         m[d + D_CNT_PHASES] += 1
         if a > df:
             m[d + D_CNT_HIT] += 1
-            if first:
-                m[d + D_CNT_FIRST] += 1
+            m[d + D_CNT_FIRST] += first  # (an add, not a branch)
             loc = m[xa + X_LOC]
             if loc == LOC_ROSE and m[xd + X_GUARD]:
                 loc = LOC_BODY
@@ -1088,13 +1087,11 @@ def fight_nb(m):
                 return
         elif a < df:
             m[d + D_CNT_PARRY] += 1
-            if first:
-                m[d + D_CNT_FIRST + 2] += 1
+            m[d + D_CNT_FIRST + 2] += first  # (an add, not a branch)
             emit_t_nb(m, tr, m[xd + X_SEAT], EV_PARRY, 1 - att, 0, 0)
         else:
             m[d + D_CNT_LOCK] += 1
-            if first:
-                m[d + D_CNT_FIRST + 1] += 1
+            m[d + D_CNT_FIRST + 1] += first  # (an add, not a branch)
             w = 0
             for _ in range(50):
                 l0 = m[xb(0) + X_BASE_S] + mod_nb(m, xb(0), ST_STRENGTH) + roll_nb(m)
@@ -1150,12 +1147,9 @@ def transfer_nb(m, w, l):
     mine = goal_bit_nb(m, m[bw + O_DUELIST])
     theirs = goal_bit_nb(m, m[bl + O_DUELIST])
     held = m[bl + O_GOALS]
-    g = 0
-    if held & mine:
-        g = mine
-    elif held & theirs:
-        g = theirs
-    elif held:
+    g = held & mine  # (a select, not branches: which goal cards the loser holds is as random as the game)
+    g = cmov_nb(g, g, held & theirs)
+    if g == 0 and held:
         g = 1 << ask_nb(m, w, PH_GOAL, held)
     if g:
         m[bl + O_GOALS] &= ~g
@@ -1163,6 +1157,39 @@ def transfer_nb(m, w, l):
         emit_nb(m, w, EV_GOAL, l, g, 0)
     elif l < HOUSE:
         change_nobility_nb(m, l, -m[RULES_AT + R_LOSER_PENALTY])
+
+
+@njit(cache=True, inline='always')
+def spectators_builtin_nb(m, p, vi, n, cap, tr):
+    """The spectators' claims when every seat plays a built-in strategy: the seats after the challenger ``p`` in
+    turn order, in the game and not the Victor ``vi``, are asked while a box (of ``cap``) is free, each with the
+    draw ``ask_spectate_nb`` makes (random: a coin; the heuristics: below spectate), on the stream held in locals.
+    Which seats are asked and what they answer are as random as the game: the asking, the answer and the claim are
+    ``cmov_nb`` selects (plain ones LLVM turned back into branches), not branches, over a loop of n - 1 seats."""
+    d = DUEL0
+    n_spec = 0
+    s0, s1, s2, s3 = load_stream_nb(m)
+    q = p
+    for _ in range(n - 1):
+        q = q + 1 if q + 1 < n else 0
+        ask = (m[sb(q) + O_IN] != 0) & (q != vi) & (n_spec < cap)
+        u, t0, t1, t2, t3 = xoshiro_step_nb(s0, s1, s2, s3)
+        if (m[C_UNIFORM] >> q) & 1:
+            y = below_nb(u, 2) == YES  # (uniform_choice_nb over NO and YES)
+        else:
+            y = unit_float_nb(u) < params_row_nb(m, q)[9]
+        s0 = np.uint64(cmov_nb(ask, t0, s0))
+        s1 = np.uint64(cmov_nb(ask, t1, s1))
+        s2 = np.uint64(cmov_nb(ask, t2, s2))
+        s3 = np.uint64(cmov_nb(ask, t3, s3))
+        y = y & ask
+        box = d + D_SPEC0 + min(n_spec, 1)  # (a box past the last is never claimed: kept as it is)
+        m[box] = cmov_nb(y, q, m[box])
+        m[sb(q) + O_SPECT] += y
+        n_spec += y
+        if tr and y:
+            emit_nb(m, q, EV_SPECTATE, 0, 0, 0)
+    set_stream_nb(m, M_RNG, s0, s1, s2, s3)
 
 
 @njit(void(MP, i8), cache=True)
@@ -1180,21 +1207,29 @@ def challenge_nb(m, p):
     m[S_IN_DUEL] = 1
     m[d + D_SPEC0] = -1
     m[d + D_SPEC1] = -1
-    n_spec = 0
-    q = p
-    for _ in range(m[S_N_PLAYERS] - 1):
-        if n_spec >= m[RULES_AT + R_SPECTATORS]:
-            break
-        q = next_active_nb(m, q)
-        if q == p:
-            break
-        if q == vi:
-            continue
-        if ask_spectate_nb(m, q) == YES:
-            m[d + D_SPEC0 + n_spec] = q
-            m[sb(q) + O_SPECT] += 1
-            n_spec += 1
-            emit_nb(m, q, EV_SPECTATE, 0, 0, 0)
+    tr = m[M_TRACE_CAP] != 0
+    n = m[S_N_PLAYERS]
+    cap = m[RULES_AT + R_SPECTATORS]
+    everyone = (1 << n) - 1
+    if (m[C_UNIFORM] | m[C_HEUR]) & everyone == everyone:
+        spectators_builtin_nb(m, p, vi, n, cap, tr)
+    else:
+        n_spec = 0
+        q = p
+        for _ in range(n - 1):
+            if n_spec >= cap:
+                break
+            q = next_active_nb(m, q)
+            if q == p:
+                break
+            if q == vi:
+                continue
+            y = ask_spectate_nb(m, q) == YES
+            m[d + D_SPEC0 + n_spec] = q if y else -1  # (the box is still empty: -1)
+            m[sb(q) + O_SPECT] += y
+            n_spec += y
+            if tr and y:
+                emit_nb(m, q, EV_SPECTATE, 0, 0, 0)
     fight_nb(m)
     m[S_IN_DUEL] = 0
     for s in range(2):
