@@ -9,7 +9,7 @@ import numpy as np
 from numba import njit
 
 from simulators.common.memory_nb import as_machine_nb
-from simulators.common.rng_nb import popcount_nb, rand_bit16_nb, rand_float_nb
+from simulators.common.rng_nb import cmov_nb, popcount_nb, rand_bit16_nb, rand_float_nb
 from simulators.rose_duel.enums import (
     AKIO_AT, CA_HOSTILE, CA_WIDTH, CARDS_AT, D_REVOLUTION, D_SIDE0, DU_FOCUS, DU_PARRY, DU_STAMINA, DU_THRUST,
     DU_WIDTH, DUEL0, DUELISTS_AT, LOC_BODY, LOC_ROSE, M_RNG, MAX_FOCUS, MAX_KINDS, NO, O_DUELIST, O_FOCUS, O_GOALS,
@@ -98,12 +98,11 @@ def heuristic_spectate_nb(m, params):
 def location_from_nb(u, aim, obj, objs):
     """The heuristics' hit location from one uniform draw ``u``: the rose below ``aim`` (aim_rose), an object of
     ``objs`` below ``obj`` (aim_rose + aim_object) when one is left (PICK_DRAW, ``objs``), else the body.
-    (``rules_nb.prepare_heuristic_nb`` draws ``u`` on a stream held in locals.)"""
-    if u < aim:
-        return LOC_ROSE, 0
-    if objs and u < obj:
-        return PICK_DRAW, objs
-    return LOC_BODY, 0
+    (``rules_nb.prepare_heuristic_nb`` draws ``u`` on a stream held in locals.) Selects (``cmov_nb``), not
+    branches: with the default odds the rose is a coin toss."""
+    rose = u < aim
+    pick = (objs != 0) & (u < obj) & ~rose
+    return cmov_nb(rose, LOC_ROSE, cmov_nb(pick, PICK_DRAW, LOC_BODY)), cmov_nb(pick, objs, 0)
 
 
 @njit(cache=True, inline='always')

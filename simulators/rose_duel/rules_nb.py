@@ -909,9 +909,14 @@ def prepare_heuristic_nb(m, tr, memo0, memo1, rose0, rose1, aim0, aim1, obj0, ob
             objs = (((1 << m[M_N_OBJECTS]) - 1) & ~m[DUEL0 + D_OBJ_DONE]) << LOC_OBJ
             loc, draw = location_from_nb(unit_float_nb(u), aim0 if side == 0 else aim1,
                                          obj0 if side == 0 else obj1, objs)
-            if loc == PICK_DRAW:
-                u, s0, s1, s2, s3 = xoshiro_step_nb(s0, s1, s2, s3)
-                loc = select_bit16_nb(draw, below_nb(u, popcount_nb(draw)))
+            # an object's draw made when one is picked, by selects (the pick is as random as the first draw)
+            pick = loc == PICK_DRAW
+            u, t0, t1, t2, t3 = xoshiro_step_nb(s0, s1, s2, s3)
+            loc = cmov_nb(pick, select_bit16_nb(draw, below_nb(u, popcount_nb(draw))), loc)
+            s0 = np.uint64(cmov_nb(pick, t0, s0))
+            s1 = np.uint64(cmov_nb(pick, t1, s1))
+            s2 = np.uint64(cmov_nb(pick, t2, s2))
+            s3 = np.uint64(cmov_nb(pick, t3, s3))
         m[x + X_LOC] = loc
         emit_t_nb(m, tr, p, EV_LOCATION, loc, side, 0)
     set_stream_nb(m, M_RNG, s0, s1, s2, s3)
