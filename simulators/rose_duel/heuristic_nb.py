@@ -9,7 +9,7 @@ import numpy as np
 from numba import njit
 
 from simulators.common.memory_nb import as_machine_nb
-from simulators.common.rng_nb import cmov_nb, popcount_nb, rand_bit16_nb, rand_float_nb
+from simulators.common.rng_nb import cmov_nb, next_u64_nb, popcount_nb, rand_bit16_nb, rand_float_nb, unit_float_nb
 from simulators.rose_duel.enums import (
     AKIO_AT, CA_HOSTILE, CA_WIDTH, CARDS_AT, D_REVOLUTION, D_SIDE0, DU_FOCUS, DU_PARRY, DU_STAMINA, DU_THRUST,
     DU_WIDTH, DUEL0, DUELISTS_AT, LOC_BODY, LOC_ROSE, M_RNG, MAX_FOCUS, MAX_KINDS, NO, O_DUELIST, O_FOCUS, O_GOALS,
@@ -89,9 +89,16 @@ def heuristic_challenge_nb(m, seat, params):
 
 
 @njit(cache=True, inline='always')
+def spectate_from_nb(u, params):
+    """Whether the heuristics claim a spectator box, from one 64-bit draw ``u``: below spectate (``rules_nb``'s
+    spectators of built-in seats draw ``u`` on a stream held in locals)."""
+    return unit_float_nb(u) < params[9]
+
+
+@njit(cache=True, inline='always')
 def heuristic_spectate_nb(m, params):
     """The heuristics' claim of a spectator box (PH_SPECTATE; YES or NO, both always offered): one draw."""
-    return YES if rand_float_nb(m, M_RNG) < params[9] else NO
+    return YES if spectate_from_nb(next_u64_nb(m, M_RNG), params) else NO
 
 
 @njit(cache=True, inline='always')

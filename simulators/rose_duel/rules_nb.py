@@ -33,7 +33,7 @@ from simulators.rose_duel.call_nb import (
 from simulators.rose_duel.heuristic_nb import (
     PICK_DRAW, akio_focus_nb, akio_nb, drawn_nb, heuristic_action_pick_nb, heuristic_challenge_nb, heuristic_draw_nb,
     heuristic_duel_card_pick_nb, heuristic_location_nb, heuristic_nb, heuristic_pick_nb, heuristic_side_nb,
-    heuristic_spectate_nb, heuristic_target_pick_nb, location_from_nb, split_total_nb,
+    heuristic_spectate_nb, heuristic_target_pick_nb, location_from_nb, spectate_from_nb, split_total_nb,
 )
 from simulators.rose_duel.enums import (
     C_AKIO_MODE, C_HEUR, C_UNIFORM,
@@ -58,7 +58,8 @@ from simulators.rose_duel.enums import (
     O_WAS_VICTOR,
     OB_EFF, OB_EFF_N, OB_WIDTH, OBJECTS_AT, OP_DISARM, OP_DISCARD, OP_DRAW, OP_DUEL_MOD, OP_FOCUS, OP_GOAL_FROM_POOL,
     OP_GUARD_ROSE, OP_MODIFIER, OP_NO_CHALLENGE, OP_NOBILITY, OP_PHASE_MOD, OP_STAMINA, P_A, P_B, P_OP, P_WHO,
-    P_WIDTH, P_FIELD, P_LO, P_HI, P_CAP, PASS_BIT, PH_ACTION, PH_CANCEL, PH_CHALLENGE, PH_DRAW, PH_DUEL_CARD, PH_FOCUS, PH_FOCUS_LOSS, PH_GOAL,
+    P_WIDTH, P_FIELD, P_LO, P_HI, P_CAP, PASS_BIT, PH_ACTION, PH_CANCEL, PH_CHALLENGE, PH_DRAW, PH_DUEL_CARD, PH_FOCUS,
+    PH_FOCUS_LOSS, PH_GOAL,
     PH_LOCATION, PH_REACT, PH_REVOLUTION, PH_SIDE, PH_SPECTATE, PH_TARGET, PROG_AT, R_AKIO_CARDS, R_BOTH_COLLAPSE,
     R_DIE, R_FOCUS_LOSS, R_HAND_LIMIT, R_HAND_START, R_HOUSE_GOALS_ON_DEFEAT, R_LOCK_SKIPS,
     R_LOSER_PENALTY, R_MAX_PHASES, R_MAX_TURNS, R_MIN_STAMINA_AFTER, R_REV_OFFSET, R_REV_PLAYERS, R_SPECTATORS,
@@ -332,9 +333,10 @@ def ask_nb(m, seat, phase, mask):
 
 @njit(cache=True, inline='always')
 def ask_often_nb(m, seat, phase, mask):
-    """``ask_nb`` for the card decisions of a turn (the action card and its target, the cancel, a reaction): a
-    seat playing the built-in ``random`` draws its choice here, as ``ask_nb`` would (one ``uniform_choice_nb``
-    draw, a legal option of a non-empty mask), without the call. Not at every ask: inlined there it cost compile
+    """``ask_nb`` for the card decisions of a turn (the action card and its target, the cancel, a reaction) and of a
+    duel (a duelling card, the side a spectator's card helps, the focus box a wound takes): a seat playing the
+    built-in ``random`` draws its choice here, as ``ask_nb`` would (one ``uniform_choice_nb`` draw, a legal option
+    of a non-empty mask), without the call. Not at every ask: inlined there it cost compile
     time, and the heuristics' seats ~3%."""
     if seat >= 0 and seat < HOUSE and mask != 0 and (m[C_UNIFORM] >> seat) & 1:
         return uniform_choice_nb(m, mask)
@@ -696,9 +698,10 @@ def run_duel_steps_nb(m, start, n, self_side, target_side):
     """Duel steps with ``self``/``target`` as duel sides (Akio included: its side has no seat block).
 
     A step on a side's word (its form from ``game._duel_form``: P_FIELD, bounds P_LO / P_HI, P_CAP the side's
-    maximum Stamina) is applied to both sides branch-free, each side's new word kept only where the step hits it:
-    which side a card or an object helps is as random as the duel, and an op-by-op branch chain on it was
-    mispredicted. The other steps act on the duelist's seat (``seat_step_nb``)."""
+    maximum Stamina) is worked out for both sides and kept by ``cmov_nb`` where the step hits: which side a card or
+    an object helps is as random as the duel, and the op-by-op branch chain it replaced was mispredicted (so was a
+    plain select, which LLVM turned back into a branch). The other steps act on the duelist's seat
+    (``seat_step_nb``)."""
     tr = m[M_TRACE_CAP] != 0
     sb_ = 1 << self_side
     tb = (1 << target_side) if target_side >= 0 else 0
@@ -811,14 +814,14 @@ def play_duel_card_nb(m, side, spectator_seat, held):
             c, draw = heuristic_duel_card_pick_nb(m, mask, params_row_nb(m, p))
             c = drawn_nb(m, c, draw)
         else:
-            c = ask_nb(m, p, PH_DUEL_CARD, mask | (1 << PASS_BIT))
+            c = ask_often_nb(m, p, PH_DUEL_CARD, mask | (1 << PASS_BIT))
         if c == PASS_BIT:
             return
         if spectator_seat >= 0:
             if heur:
                 side = heuristic_side_nb(m)
             else:
-                side = ask_nb(m, p, PH_SIDE, 3)
+                side = ask_often_nb(m, p, PH_SIDE, 3)
         k = take_inline_nb(m, p, c, 1)
     if p >= 0 and p < HOUSE:
         note_used_nb(m, p, k)
@@ -1074,7 +1077,7 @@ def fight_nb(m):
                         if m[xd + X_ALLOC + bx] > 0:
                             boxes |= 1 << bx
                     if boxes:
-                        bx = ask_nb(m, m[xd + X_SEAT], PH_FOCUS_LOSS, boxes)
+                        bx = ask_often_nb(m, m[xd + X_SEAT], PH_FOCUS_LOSS, boxes)
                         m[xd + X_ALLOC + bx] -= 1
                         m[xd + X_FOCUS] -= 1
                         emit_t_nb(m, tr, m[xd + X_SEAT], EV_FOCUS_LOSS, bx, m[xd + X_FOCUS], 0)
@@ -1182,7 +1185,7 @@ def spectators_builtin_nb(m, p, vi, n, cap, tr):
         if (m[C_UNIFORM] >> q) & 1:
             y = below_nb(u, 2) == YES  # (uniform_choice_nb over NO and YES)
         else:
-            y = unit_float_nb(u) < params_row_nb(m, q)[9]
+            y = spectate_from_nb(u, params_row_nb(m, q))
         s0 = np.uint64(cmov_nb(ask, t0, s0))
         s1 = np.uint64(cmov_nb(ask, t1, s1))
         s2 = np.uint64(cmov_nb(ask, t2, s2))
