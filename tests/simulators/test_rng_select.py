@@ -63,3 +63,26 @@ def test_no_pdep_for_a_named_numba_target(monkeypatch):
     assert R._fast_pdep() is False
     monkeypatch.setattr(config, "CPU_NAME", None)
     assert R._fast_pdep() is R.FAST_PDEP
+
+
+@njit(cache=True)
+def _cmov_all(cs, xs, ys, out):
+    for i in range(cs.size):
+        out[i] = R.cmov_nb(cs[i], xs[i], ys[i])
+        out[cs.size + i] = R.cmov_nb(cs[i] != 0, xs[i], ys[i])  # a bool condition, as the kernels pass
+
+
+def test_cmov_is_a_select():
+    """cmov_nb(c, a, b) is ``a if c else b`` for any int64 condition (not only 0/1) and operands (the inline asm on
+    x86-64, a plain select elsewhere)."""
+    rng = np.random.default_rng(3)
+    edge = np.array([0, 1, -1, 2, 63, np.iinfo(np.int64).max, np.iinfo(np.int64).min], np.int64)
+    lo, hi = np.iinfo(np.int64).min, np.iinfo(np.int64).max
+    cs = np.concatenate([edge, rng.integers(-3, 3, 500), rng.integers(lo, hi, 200)])
+    xs = rng.integers(lo, hi, cs.size)
+    ys = rng.integers(lo, hi, cs.size)
+    out = np.zeros(2 * cs.size, np.int64)
+    _cmov_all(cs, xs, ys, out)
+    want = np.where(cs != 0, xs, ys)
+    assert (out[:cs.size] == want).all() and (out[cs.size:] == want).all()
+    assert (cs == 0).any() and (cs != 0).any()

@@ -96,3 +96,34 @@ def test_split_total_finds_the_focus_total_of_a_kernel_mask():
             assert f == counts[n]
         elif f >= 0:
             assert bin(int(m[E.SPLIT_MASK_AT + f])).count("1") != n
+
+
+def test_builtin_random_decided_inline_matches_calls_through_address():
+    """The kernels draw a random seat's choices inline (uniform_choice_nb; some branch-free, with cmov_nb: the
+    optional draw, the spectators' claims); a copy of the strategy called through its address goes through ask_nb
+    and the general paths. Both make the same draws, so they play the same games, alone and beside the
+    heuristics (whose seats keep the inline paths), at every player count."""
+    from balance.registry import Strategy, get_strategy
+    from balance.runs import Prepared, RunSpec
+    from simulators.rose_duel.call_nb import uniform_strategy_nb
+    from simulators.rose_duel.game import new_machine, simulate_chunk
+
+    @njit
+    def random_copy_nb(phase, m, seat, mask, params):
+        return uniform_strategy_nb(phase, m, seat, mask, params)
+
+    rnd, heur = get_strategy("rose_duel", "random"), get_strategy("rose_duel", "heuristic")
+    rc = Strategy(name="random_copy", game="rose_duel", fn=random_copy_nb, description="", params=rnd.params)
+    for players in (2, 4, 6):
+        prep = Prepared(RunSpec(game="rose_duel", games=1, seed=23, options={"players": players}).normalised())
+        for inline, called in (([rnd], [rc]), ([rnd, heur], [rc, heur])):
+            recs = []
+            for strats in (inline, called):
+                m = new_machine(prep.tables)
+                recs.append(simulate_chunk(prep.tables, prep.settings, 0, 300, prep.key, strats,
+                                           [st.params for st in strats], machine=m))
+                assert m[E.C_UNIFORM] == (0 if strats is called else
+                                          sum(1 << s for s in range(E.MAX_SEATS) if strats[s % len(strats)] is rnd))
+            a, b = recs
+            assert (a["end_reason"] != E.END_ILLEGAL).all() and a["n_duels"].sum() > 0 and a["events"].sum() > 0
+            assert a.tobytes() == b.tobytes(), (players, [st.name for st in inline])
