@@ -228,6 +228,16 @@ def cmov_nb(typingctx, c, a, b):
 
 
 @njit(cache=True, inline='always')
+def xoshiro_step_if_nb(c, s0, s1, s2, s3):
+    """``xoshiro_step_nb`` on a state held in locals, the state advanced only when ``c`` (a draw made only when it is
+    due), by ``cmov_nb`` selects rather than a branch on ``c``: (output, new s0, s1, s2, s3); the output is the
+    step's either way (use it only when ``c``)."""
+    u, t0, t1, t2, t3 = xoshiro_step_nb(s0, s1, s2, s3)
+    return (u, np.uint64(cmov_nb(c, t0, s0)), np.uint64(cmov_nb(c, t1, s1)), np.uint64(cmov_nb(c, t2, s2)),
+            np.uint64(cmov_nb(c, t3, s3)))
+
+
+@njit(cache=True, inline='always')
 def select_search_nb(mask, k):
     """``select_bit_nb`` without ``pdep``: branch-free, a binary search over halves by popcount (~30 cycles of
     dependent steps), so a random ``k`` costs no mispredicted branches (the loop it replaced cost ~2 a draw)."""

@@ -24,7 +24,7 @@ from numba.types import int64 as i8
 from simulators.common.memory_nb import MACHINE_PTR, as_machine_nb
 from simulators.common.rng_nb import (
     below_nb, cmov_nb, popcount_nb, rand_below_nb, rand_bit16_inline_nb, rand_bit16_nb, seed_nb, select_bit16_nb,
-    set_stream_nb, trailing_zeros_nb, unit_float_nb, xoshiro_step_nb,
+    set_stream_nb, trailing_zeros_nb, unit_float_nb, xoshiro_step_if_nb, xoshiro_step_nb,
 )
 from simulators.common.strategy import STRATEGY_T
 from simulators.rose_duel.call_nb import (
@@ -914,12 +914,8 @@ def prepare_heuristic_nb(m, tr, memo0, memo1, rose0, rose1, aim0, aim1, obj0, ob
                                          obj0 if side == 0 else obj1, objs)
             # an object's draw made when one is picked, by selects (the pick is as random as the first draw)
             pick = loc == PICK_DRAW
-            u, t0, t1, t2, t3 = xoshiro_step_nb(s0, s1, s2, s3)
+            u, s0, s1, s2, s3 = xoshiro_step_if_nb(pick, s0, s1, s2, s3)
             loc = cmov_nb(pick, select_bit16_nb(draw, below_nb(u, popcount_nb(draw))), loc)
-            s0 = np.uint64(cmov_nb(pick, t0, s0))
-            s1 = np.uint64(cmov_nb(pick, t1, s1))
-            s2 = np.uint64(cmov_nb(pick, t2, s2))
-            s3 = np.uint64(cmov_nb(pick, t3, s3))
         m[x + X_LOC] = loc
         emit_t_nb(m, tr, p, EV_LOCATION, loc, side, 0)
     set_stream_nb(m, M_RNG, s0, s1, s2, s3)
@@ -1181,15 +1177,11 @@ def spectators_builtin_nb(m, p, vi, n, cap, tr):
     for _ in range(n - 1):
         q = q + 1 if q + 1 < n else 0
         ask = (m[sb(q) + O_IN] != 0) & (q != vi) & (n_spec < cap)
-        u, t0, t1, t2, t3 = xoshiro_step_nb(s0, s1, s2, s3)
+        u, s0, s1, s2, s3 = xoshiro_step_if_nb(ask, s0, s1, s2, s3)
         if (m[C_UNIFORM] >> q) & 1:
             y = below_nb(u, 2) == YES  # (uniform_choice_nb over NO and YES)
         else:
             y = spectate_from_nb(u, params_row_nb(m, q))
-        s0 = np.uint64(cmov_nb(ask, t0, s0))
-        s1 = np.uint64(cmov_nb(ask, t1, s1))
-        s2 = np.uint64(cmov_nb(ask, t2, s2))
-        s3 = np.uint64(cmov_nb(ask, t3, s3))
         y = y & ask
         box = d + D_SPEC0 + min(n_spec, 1)  # (a box past the last is never claimed: kept as it is)
         m[box] = cmov_nb(y, q, m[box])
@@ -1575,9 +1567,8 @@ def turn_nb(m):
         # a seat playing the built-in random: its draw of YES or NO as ask_nb would take it (one draw from the
         # game's stream when offered), with the stream advanced or not by a select instead of a branch
         s0, s1, s2, s3 = load_stream_nb(m)
-        u, t0, t1, t2, t3 = xoshiro_step_nb(s0, s1, s2, s3)
-        set_stream_nb(m, M_RNG, cmov_nb(offered, t0, s0), cmov_nb(offered, t1, s1), cmov_nb(offered, t2, s2),
-                      cmov_nb(offered, t3, s3))
+        u, s0, s1, s2, s3 = xoshiro_step_if_nb(offered, s0, s1, s2, s3)
+        set_stream_nb(m, M_RNG, s0, s1, s2, s3)
         yes = offered & (select_bit16_nb(3, below_nb(u, popcount_nb(3))) == YES)
     elif (m[C_HEUR] >> p) & 1:
         yes = offered & (heuristic_draw_nb(3) == YES)  # (their decision without the call, as ask_nb takes it)

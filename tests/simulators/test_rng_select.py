@@ -86,3 +86,18 @@ def test_cmov_is_a_select():
     want = np.where(cs != 0, xs, ys)
     assert (out[:cs.size] == want).all() and (out[cs.size:] == want).all()
     assert (cs == 0).any() and (cs != 0).any()
+
+
+@njit(cache=True)
+def _step_if(c, s):
+    a = R.xoshiro_step_nb(s[0], s[1], s[2], s[3])
+    b = R.xoshiro_step_if_nb(c, s[0], s[1], s[2], s[3])
+    return a, b
+
+
+def test_step_if_advances_the_stream_only_when_due():
+    s = np.array([0x9E3779B97F4A7C15, 12345, 0xDEADBEEF, 7], np.uint64)
+    full, yes = _step_if(True, s)
+    assert yes == full
+    _, no = _step_if(False, s)
+    assert no[0] == full[0] and tuple(no[1:]) == tuple(s)  # the same output word, the state untouched
