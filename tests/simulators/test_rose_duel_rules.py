@@ -329,9 +329,10 @@ def test_first_use_turn_of_reactions_actions_and_cancels(tmp_path):
 
 
 def test_first_use_columns_round_trip_every_byte():
-    """write_row_nb packs 8 kinds a column as int64 bits; the record's uint64 columns and first_use_turns give
+    """write_row_nb packs 8 kinds a column as int64 bits; pack_record_nb's uint64 columns and first_use_turns give
     back each byte, the top one (kind 8c + 7: the int64 sign bit) and the 255 cap included."""
-    from simulators.rose_duel.game import first_use_turns, rows_to_records
+    from simulators.rose_duel.game import first_use_turns
+    from simulators.rose_duel.rules_nb import pack_record_nb
 
     turns = np.arange(E.MAX_KINDS, dtype=np.int64) * 5 % 256
     turns[7] = turns[E.MAX_KINDS - 1] = E.FIRST_TURN_CAP
@@ -342,7 +343,10 @@ def test_first_use_columns_round_trip_every_byte():
         for j in range(E.FIRST_PER_COLUMN):
             w |= int(turns[c * E.FIRST_PER_COLUMN + j]) << (E.FIRST_BITS * j)
         rows[1, at + c] = w - (1 << 64) if w >= 1 << 63 else w  # the int64 the kernel writes
-    got = first_use_turns(rows_to_records(rows))
+    recs = np.zeros(2, E.record_dt)
+    for i in range(2):
+        pack_record_nb(recs, i, rows[i])
+    got = first_use_turns(recs)
     assert (got[0] == 0).all() and (got[1] == turns).all()
     assert rows[1, at] < 0, "kind 7 at 255 sets the sign bit of the int64 row"
 
@@ -391,8 +395,8 @@ def test_strategies_called_through_the_machine_decide_as_before():
     P = np.zeros((E.MAX_SEATS, 2))
     P[:, 0] = 7.0 + np.arange(E.MAX_SEATS)
     P[:, 1] = m.size
-    rows = np.zeros((100, len(E.record_dt.names)), np.int64)
+    out = np.zeros(100, E.record_dt)
     fixed = np.full(E.MAX_SEATS + 2, -1, np.int64)
     simulate_chunk_nb()(m, np.int64(0), np.int64(100), prep.key, np.int64(6), fixed, fns, P,
-                        np.zeros(E.MAX_SEATS, np.int64), rows, builtins())
-    assert (rows[:, E.record_dt.names.index("end_reason")] != E.END_ILLEGAL).all()
+                        np.zeros(E.MAX_SEATS, np.int64), out, builtins())
+    assert (out["end_reason"] != E.END_ILLEGAL).all()
