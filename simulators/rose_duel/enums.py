@@ -206,6 +206,7 @@ SCR_ERR_SEAT, SCR_ERR_PHASE, SCR_ERR_MASK = [AKIO_CARDS_AT + HAND_MAX + 8 + i fo
 SCR_CH_W = 3  # choice rows: seat, phase, value
 # per game data, kept once so a turn does not rescan the card table: the kinds a turn may play as its action
 # (action cards with effects), and per kind k the kinds that cancel it (bit c: CA_CANCELS of c holds k)
+HOSTILE_KINDS_AT = AKIO_CARDS_AT + HAND_MAX + 11  # mask over kinds: CA_HOSTILE (the heuristics' action cards)
 ACTION_KINDS_AT = AKIO_CARDS_AT + HAND_MAX + 12
 CANCEL_BY_AT = ACTION_KINDS_AT + 1  # MAX_KINDS
 # the built-in heuristics' focus split per seat, Akio's split or not, and focus total (-1: not yet asked): it

@@ -315,6 +315,7 @@ def build_tables(data: GameData) -> Tables:
     image[E.DUEL_MASK_AT + 1] = spect_mask
     image[E.ACTION_KINDS_AT] = sum(1 << i for i in range(len(cd))
                                    if cards[i, E.CA_TYPE] == E.CT_ACTION and cards[i, E.CA_EFF_N] > 0)
+    image[E.HOSTILE_KINDS_AT] = sum(1 << i for i in range(len(cd)) if cards[i, E.CA_HOSTILE])
     for k in range(len(cd)):
         image[E.CANCEL_BY_AT + k] = sum(1 << i for i in range(len(cd)) if (cards[i, E.CA_CANCELS] >> k) & 1)
     return Tables(

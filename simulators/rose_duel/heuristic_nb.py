@@ -12,7 +12,7 @@ from simulators.common.memory_nb import as_machine_nb
 from simulators.common.rng_nb import cmov_nb, next_u64_nb, popcount_nb, rand_bit16_nb, rand_float_nb, unit_float_nb
 from simulators.rose_duel.enums import (
     AKIO_AT, CA_HOSTILE, CA_WIDTH, CARDS_AT, D_REVOLUTION, D_SIDE0, DU_FOCUS, DU_PARRY, DU_STAMINA, DU_THRUST,
-    DU_WIDTH, DUEL0, DUELISTS_AT, LOC_BODY, LOC_ROSE, M_RNG, MAX_FOCUS, MAX_KINDS, NO, O_DUELIST, O_FOCUS, O_GOALS,
+    DU_WIDTH, DUEL0, DUELISTS_AT, HAND_MAX, HOSTILE_KINDS_AT, LOC_BODY, LOC_ROSE, M_RNG, MAX_FOCUS, MAX_KINDS, NO, O_DUELIST, O_FOCUS, O_GOALS,
     O_HAND, O_MAXST, O_MOD, O_STAMINA, PASS_BIT, PH_ACTION, PH_CANCEL, PH_CHALLENGE, PH_DRAW, PH_DUEL_CARD,
     PH_FOCUS, PH_FOCUS_LOSS, PH_LOCATION, PH_REACT, PH_REVOLUTION, PH_SIDE, PH_SPECTATE, PH_TARGET, RX_AT,
     RX_NOBILITY, RX_WIDTH, S_CTX_CARD, S_CTX_EVENT, S_N_PLAYERS, S_VICTOR, SEAT0, SEAT_W, SIDE_W, SPLIT_AT,
@@ -36,15 +36,15 @@ def _power_nb(m, p):
 
 @njit(cache=True, inline='always')
 def _leader_nb(m, seat, mask):
-    """The seat in ``mask`` holding the most goal cards (the closest to a Revolution)."""
+    """The seat in ``mask`` holding the most goal cards (the closest to a Revolution; the first in seat order on a
+    tie). Selects (``cmov_nb``), not branches: who holds more is as random as the game."""
     best = -1
     bg = -1
     for q in range(m[S_N_PLAYERS]):
-        if (mask >> q) & 1:
-            g = popcount_nb(m[SEAT0 + q * SEAT_W + O_GOALS])
-            if g > bg:
-                best = q
-                bg = g
+        g = popcount_nb(m[SEAT0 + q * SEAT_W + O_GOALS])
+        better = ((mask >> q) & 1 != 0) & (g > bg)
+        best = cmov_nb(better, q, best)
+        bg = cmov_nb(better, g, bg)
     return best
 
 
@@ -222,14 +222,14 @@ def heuristic_action_pick_nb(m, seat, mask, params):
     those slots), else pass (PASS_BIT, 0)."""
     if rand_float_nb(m, M_RNG) >= params[8]:
         return PASS_BIT, 0
+    # the offered slots holding a hostile kind (HOSTILE_KINDS_AT), every slot tested (an unrolled loop, as
+    # rules_nb.hand_mask_nb): a loop over the offered slots ended after as many as the hand holds, a mispredicted exit
     b = SEAT0 + seat * SEAT_W
+    hk = m[HOSTILE_KINDS_AT]
     hostile = 0
-    mm = mask & ((1 << PASS_BIT) - 1)
-    while mm:
-        i = _low_index_nb(mm)
-        mm &= mm - 1
-        if m[CARDS_AT + m[b + O_HAND + i] * CA_WIDTH + CA_HOSTILE]:
-            hostile |= 1 << i
+    for i in range(HAND_MAX):
+        hostile |= ((hk >> (m[b + O_HAND + i] & 63)) & 1) << i
+    hostile &= mask & ((1 << PASS_BIT) - 1)
     if hostile == 0:
         return PASS_BIT, 0
     return PICK_DRAW, hostile
