@@ -41,8 +41,8 @@ def _leader_nb(m, seat, mask):
     best = -1
     bg = -1
     for q in range(m[S_N_PLAYERS]):
-        g = popcount_nb(m[SEAT0 + q * SEAT_W + O_GOALS])
-        better = ((mask >> q) & 1 != 0) & (g > bg)
+        g = cmov_nb((mask >> q) & 1, popcount_nb(m[SEAT0 + q * SEAT_W + O_GOALS]), -1)  # (-1: never better)
+        better = g > bg
         best = cmov_nb(better, q, best)
         bg = cmov_nb(better, g, bg)
     return best

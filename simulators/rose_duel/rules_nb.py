@@ -168,8 +168,8 @@ def note_used_nb(m, p, k):
     """Player seat ``p`` used card kind ``k`` (reaction, action, cancel or duelling card): its ``used`` bit
     and, the first time any seat uses ``k`` this game, the turn (1-based, capped: the record keeps a byte)."""
     m[sb(p) + O_USED] |= 1 << k
-    if m[FIRST_USED + k] == 0:
-        m[FIRST_USED + k] = min(m[S_TURN] + 1, FIRST_TURN_CAP)
+    f = m[FIRST_USED + k]
+    m[FIRST_USED + k] = cmov_nb(f == 0, min(m[S_TURN] + 1, FIRST_TURN_CAP), f)  # (whether it is the first: random)
 
 
 @njit(cache=True, inline='always')
@@ -210,10 +210,10 @@ def held_kinds_nb(m, b):
     ``hand_mask_nb``). Kept in O_HELD by the hand's takes, so that "holds a card of these kinds?" (a duelist or
     spectator each phase, every seat at an event, the action and the cancel) is one load instead of a
     ``hand_mask_nb``; recomputed when a card leaves (a draw only adds a bit)."""
-    n = m[b + O_HAND_N]
+    held = (1 << m[b + O_HAND_N]) - 1  # the slots in the hand
     h = 0
     for i in range(HAND_MAX):
-        h |= (1 << (m[b + O_HAND + i] & 63)) if i < n else 0
+        h |= ((held >> i) & 1) << (m[b + O_HAND + i] & 63)  # (a shift: the select "if i < n" LLVM made branches)
     return h
 
 
