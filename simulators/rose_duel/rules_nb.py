@@ -707,11 +707,13 @@ def run_duel_steps_nb(m, start, n, self_side, target_side):
     tr = m[M_TRACE_CAP] != 0
     sb_ = 1 << self_side
     tb = (1 << target_side) if target_side >= 0 else 0
+    # the sides each "who" hits, two bits per WHO_* value (a shift, not "x * (who == ...)", which LLVM made a
+    # branch on the card's step)
+    hit_by = ((sb_ << (2 * WHO_SELF)) | (tb << (2 * WHO_TARGET)) | ((3 & ~sb_) << (2 * WHO_OTHERS))
+              | (3 << (2 * WHO_ALL)))
     for i in range(n):
         row = PROG_AT + (start + i) * P_WIDTH
-        who = m[row + P_WHO]
-        hits = (sb_ * (who == WHO_SELF) | tb * (who == WHO_TARGET) | (3 & ~sb_) * (who == WHO_OTHERS)
-                | 3 * (who == WHO_ALL))
+        hits = (hit_by >> (2 * (m[row + P_WHO] & 3))) & 3
         f = m[row + P_FIELD]
         by = m[row + P_B]
         if f >= 0:
@@ -725,7 +727,7 @@ def run_duel_steps_nb(m, start, n, self_side, target_side):
             for s in range(2):
                 x = xb(s)
                 v = m[x + f]
-                w = min(max(v + by, lo), m[x + X_MAXST] if cap else hi)
+                w = min(max(v + by, lo), cmov_nb(cap, m[x + X_MAXST], hi))
                 m[x + f] = cmov_nb((hits >> s) & 1, w, v)
         else:
             for s in range(2):
