@@ -216,7 +216,11 @@ FOCUS_MEMO_N = MAX_SEATS * 2 * (MAX_FOCUS + 1)
 # per focus total f, N_SPLITS entries: the index of the i-th set bit of f's SPLIT_MASK_AT mask (the built-in random
 # strategy's split is that bit for its one draw i: rules_nb.ask_focus_nb reads it instead of searching the mask)
 SPLIT_SEL_AT = FOCUS_MEMO_AT + FOCUS_MEMO_N
-PROG_AT = SPLIT_SEL_AT + (MAX_FOCUS + 1) * N_SPLITS
+# the deck and the event pile as every game starts them before the shuffle (each kind's copies in kind order; the
+# first M_DECK_SIZE / M_EV_SIZE words, capped at DECK_CAP / EV_CAP): setup copies them instead of rebuilding them
+DECK_INIT_AT = SPLIT_SEL_AT + (MAX_FOCUS + 1) * N_SPLITS
+EV_INIT_AT = DECK_INIT_AT + DECK_CAP
+PROG_AT = EV_INIT_AT + EV_CAP
 
 # --- trace rows (turn, seat, code, a, b, c)
 TRACE_W = 6

@@ -303,8 +303,12 @@ def build_tables(data: GameData) -> Tables:
     image[E.M_N_EVENTS] = len(ed)
     image[E.M_N_OBJECTS] = len(od)
     image[E.M_N_PROG] = prog.shape[0]
-    image[E.M_DECK_SIZE] = sum(c["copies"] for c in cd.values())
-    image[E.M_EV_SIZE] = sum(e["copies"] for e in ed.values())
+    deck = np.repeat(np.arange(len(cd)), cards[:len(cd), E.CA_COPIES])[:E.DECK_CAP]
+    pile = np.repeat(np.arange(len(ed)), events[:len(ed), E.EV_COPIES])[:E.EV_CAP]
+    image[E.M_DECK_SIZE] = deck.size
+    image[E.M_EV_SIZE] = pile.size
+    image[E.DECK_INIT_AT:E.DECK_INIT_AT + deck.size] = deck
+    image[E.EV_INIT_AT:E.EV_INIT_AT + pile.size] = pile
     image[E.M_PLAYABLE] = sum(1 << i for i in playable)
     for at, arr in ((E.RULES_AT, rules), (E.DUELISTS_AT, duelists), (E.AKIO_AT, akio), (E.CARDS_AT, cards),
                     (E.EVENTS_AT, events), (E.RX_AT, rx), (E.OBJECTS_AT, objects), (E.SPLIT_AT, splits),

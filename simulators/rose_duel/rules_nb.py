@@ -43,15 +43,17 @@ from simulators.rose_duel.enums import (
     CA_EFF_N, CA_WIDTH, CARDS_AT, D_CNT_FIRST, D_CNT_HIT, D_CNT_LOCK, D_CNT_PARRY, D_CNT_PHASES, D_FIX,
     D_FIX_LOC,
     D_NEXT_ATT, D_NO_CARDS, D_OBJ_DONE, D_PHASE, D_RESULT, D_REVOLUTION, D_SIDE0, D_SPEC0, D_SPEC1, D_WINNER_SIDE,
-    DECK, DECK_CAP, DISC, DO_BOTH_COLLAPSE, DO_COLLAPSE, DO_PHASE_CAP, DO_ROSE, DU_FOCUS, DU_GOAL, DU_NOBILITY,
+    DECK, DECK_CAP, DECK_INIT_AT, DISC,
+    DO_BOTH_COLLAPSE, DO_COLLAPSE, DO_PHASE_CAP, DO_ROSE, DU_FOCUS, DU_GOAL, DU_NOBILITY,
     DU_NO, DU_PARRY, DU_STAMINA, DU_STRENGTH, DU_THRUST, DU_WIDTH, DUEL0, DUEL_MASK_AT, DUELISTS_AT, END_ILLEGAL,
     END_LAST_STANDING, END_NO_PLAYERS, END_REVOLUTION, END_TIMEOUT, EV_ACTION, EV_AKIO,
     EV_ATTACK, EV_CANCEL, EV_CHALLENGE, EV_COPIES, EV_DRAW, EV_DUEL_CARD, EV_DUEL_END, EV_EFFECT, EV_EVENT, EV_FATIGUE,
     EV_FIRST, EV_FOCUS, EV_FOCUS_LOSS, EV_GAME_END, EV_GOAL, EV_HIT_BODY, EV_HIT_OBJECT, EV_HIT_ROSE, EV_ILLEGAL,
     EV_INITIATIVE, EV_LOCATION, EV_LOCK, EV_NEW_VICTOR, EV_NO_REACTION, EV_NOBILITY, EV_OUT, EV_PARRY, EV_PHASE,
     EV_POOL_GOAL, EV_REACT, EV_REACT_MASK, EV_REVOLUTION, EV_ROLL, EV_SETUP, EV_SPECTATE, EV_STATUS, EV_TURN,
-    EV_UNANS, EV_UNANS_N, EV_VICTOR, EV_WIDTH, EVD, EVENTS_AT, EVX, EV_CAP, HAND_MAX, HOUSE, LOC_BODY, LOC_OBJ,
-    LOC_ROSE, M_N_EVENTS, MAX_FOCUS, M_N_KINDS, M_N_OBJECTS, M_PLAYABLE, M_RNG, M_TRACE_AT,
+    EV_UNANS, EV_UNANS_N, EV_VICTOR, EV_WIDTH, EVD, EVENTS_AT, EVX, EV_CAP, EV_INIT_AT,
+    HAND_MAX, HOUSE, LOC_BODY, LOC_OBJ,
+    LOC_ROSE, M_DECK_SIZE, M_EV_SIZE, M_N_EVENTS, MAX_FOCUS, M_N_KINDS, M_N_OBJECTS, M_PLAYABLE, M_RNG, M_TRACE_AT,
     M_TRACE_CAP, M_TRACE_CUT, M_TRACE_N, MAX_KINDS, MAX_SEATS, N_SLOTS, N_STATS, NO, O_CHALLENGES, O_DUEL_WINS,
     O_DUELIST, O_DUELS, O_FOCUS, O_GOALS, O_HAND, O_HAND_N, O_HELD, O_IN, O_MAXFO, O_MAXST, O_MOD, O_NO_CHALLENGE,
     O_NOBILITY, O_NOBLE, O_OUT_TURN, O_ROSE_HITS, O_BODY_HITS, O_OBJ_HITS, O_SPECT, O_STAMINA, O_UNARMED, O_USED,
@@ -1688,21 +1690,16 @@ def setup_nb(m, n_players, fixed):
         m[sb(best) + O_WAS_VICTOR] = 1
         m[S_POOL] = all_goals & ~held
         emit_nb(m, best, EV_VICTOR, m[sb(best) + O_DUELIST], r, 1)
-    # the deck (action + duelling cards) and the events
-    n = 0
-    for k in range(m[M_N_KINDS]):
-        for _ in range(card_nb(m, k, CA_COPIES)):
-            if n < DECK_CAP:
-                m[DECK + n] = k
-                n += 1
+    # the deck (action + duelling cards) and the events, from their tables (DECK_INIT_AT, EV_INIT_AT: the same
+    # every game; a loop per kind over its copies mispredicted its exits)
+    n = m[M_DECK_SIZE]
+    for i in range(n):
+        m[DECK + i] = m[DECK_INIT_AT + i]
     m[S_DECK_N] = n
     shuffle_deck_nb(m)
-    ne = 0
-    for e in range(m[M_N_EVENTS]):
-        for _ in range(m[EVENTS_AT + e * EV_WIDTH + EV_COPIES]):
-            if ne < EV_CAP:
-                m[EVX + ne] = e
-                ne += 1
+    ne = m[M_EV_SIZE]
+    for i in range(ne):
+        m[EVX + i] = m[EV_INIT_AT + i]
     m[S_EVX_N] = ne  # shuffled into the pile at the first draw
     for k in range(n_players):
         for _ in range(m[RULES_AT + R_HAND_START]):
