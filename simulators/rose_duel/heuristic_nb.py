@@ -241,9 +241,8 @@ def heuristic_target_pick_nb(m, seat, mask, k):
     other card at a seat drawn from ``mask``."""
     if k >= 0 and m[CARDS_AT + k * CA_WIDTH + CA_HOSTILE]:
         v = m[S_VICTOR]
-        if v >= 0 and v < HOUSE and (mask >> v) & 1:
-            return v, 0
-        return _leader_nb(m, seat, mask), 0
+        at_victor = (v >= 0) & (v < HOUSE) & ((mask >> max(v, 0)) & 1 != 0)
+        return cmov_nb(at_victor, v, _leader_nb(m, seat, mask)), 0  # (both worked out: who is Victor is random)
     return PICK_DRAW, mask
 
 
