@@ -247,6 +247,27 @@ def heuristic_target_pick_nb(m, seat, mask, k):
 
 
 @njit(cache=True, inline='always')
+def heuristic_react_nb(m, seat, mask, params):
+    """PH_REACT to the event S_CTX_EVENT: with probability react, the offered slot whose reaction is worth the most
+    Nobility (the first in index order on a tie), else pass."""
+    if rand_float_nb(m, M_RNG) >= params[7]:
+        return PASS_BIT
+    b = SEAT0 + seat * SEAT_W
+    e = m[S_CTX_EVENT]
+    best = PASS_BIT
+    bn = -1
+    mm = mask & ((1 << PASS_BIT) - 1)  # the offered slots, in index order
+    while mm:
+        i = _low_index_nb(mm)
+        mm &= mm - 1
+        nob = m[RX_AT + (e * MAX_KINDS + m[b + O_HAND + i]) * RX_WIDTH + RX_NOBILITY]
+        if nob > bn:
+            bn = nob
+            best = i
+    return best
+
+
+@njit(cache=True, inline='always')
 def heuristic_duel_card_pick_nb(m, mask, params):
     """PH_DUEL_CARD: with probability card_use one of the playable slots of ``mask`` (PICK_DRAW), else pass."""
     play = mask & ~(1 << PASS_BIT)
@@ -275,23 +296,8 @@ def heuristic_pick_nb(phase, m, seat, mask, params, akio_mode):
     masks, and each call site in a function costs stores at every entry to it)."""
     # params: 0 challenge_margin, 1 challenge_stamina, 2 focus_thrust, 3 focus_parry, 4 aim_rose,
     # 5 aim_object, 6 card_use, 7 react, 8 action_use, 9 spectate, 10 revolution_margin, 11 akio_thrust
-    b = SEAT0 + seat * SEAT_W
     if phase == PH_REACT:
-        if rand_float_nb(m, M_RNG) >= params[7]:
-            return PASS_BIT, 0
-        e = m[S_CTX_EVENT]
-        best = PASS_BIT
-        bn = -1
-        mm = mask & ((1 << PASS_BIT) - 1)  # the offered slots, in index order
-        while mm:
-            i = _low_index_nb(mm)
-            mm &= mm - 1
-            k = m[b + O_HAND + i]
-            nob = m[RX_AT + (e * MAX_KINDS + k) * RX_WIDTH + RX_NOBILITY]
-            if nob > bn:
-                bn = nob
-                best = i
-        return best, 0
+        return heuristic_react_nb(m, seat, mask, params), 0
     if phase == PH_ACTION:
         return heuristic_action_pick_nb(m, seat, mask, params)
     if phase == PH_TARGET:

@@ -33,7 +33,8 @@ from simulators.rose_duel.call_nb import (
 from simulators.rose_duel.heuristic_nb import (
     PICK_DRAW, akio_focus_nb, akio_nb, drawn_nb, heuristic_action_pick_nb, heuristic_challenge_nb, heuristic_draw_nb,
     heuristic_duel_card_pick_nb, heuristic_location_nb, heuristic_nb, heuristic_pick_nb, heuristic_side_nb,
-    heuristic_spectate_nb, heuristic_target_pick_nb, location_from_nb, spectate_from_nb, split_total_nb,
+    heuristic_react_nb, heuristic_spectate_nb, heuristic_target_pick_nb, location_from_nb, spectate_from_nb,
+    split_total_nb,
 )
 from simulators.rose_duel.enums import (
     C_AKIO_MODE, C_HEUR, C_UNIFORM,
@@ -1367,7 +1368,10 @@ def offer_reaction_nb(m, q, e):
                     m[sb(q) + O_HAND_N])
     if mask == 0:
         return 0
-    c = ask_often_nb(m, q, PH_REACT, mask | (1 << PASS_BIT))
+    if q < HOUSE and ((m[C_HEUR] & ~m[C_UNIFORM]) >> q) & 1:
+        c = heuristic_react_nb(m, q, mask, params_row_nb(m, q))  # (as ask_nb would take it, without the call)
+    else:
+        c = ask_often_nb(m, q, PH_REACT, mask | (1 << PASS_BIT))
     if c == PASS_BIT:
         return 0
     k = take_inline_nb(m, q, c, 0)  # the reaction leaves play
