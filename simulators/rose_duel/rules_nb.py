@@ -1546,7 +1546,7 @@ def turn_nb(m):
     r = roll_nb(m)
     emit_nb(m, p, EV_ROLL, r, 0, 0)
     # (one call site per callee where the branches allow: each costs two zero-filled stores at every turn's entry)
-    if r == 1 or r == m[RULES_AT + R_DIE]:
+    if (r == 1) | (r == m[RULES_AT + R_DIE]):  # (one test, not two: the roll is a die)
         event_nb(m, p, 0 if r == 1 else 1)
     else:
         action_nb(m, p)
