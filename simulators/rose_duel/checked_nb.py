@@ -12,14 +12,14 @@ from numba import njit, types
 from simulators.common.memory_nb import as_machine_nb, unmanaged_view_nb
 from simulators.common.rng_nb import rand_below_nb, seed_nb
 from simulators.rose_duel.enums import (
-    CA_COPIES, CA_WIDTH, CARDS_AT, DECK, DECK_CAP, DISC, END_TIMEOUT, EV_CAP, EV_COPIES, EV_WIDTH, EVD, EVENTS_AT,
+    CA_COPIES, CA_WIDTH, CARDS_AT, DECK, DECK_CAP, DISC, EV_CAP, EV_COPIES, EV_WIDTH, EVD, EVENTS_AT,
     EVX, HAND_MAX, HOUSE, M_N_EVENTS, M_N_KINDS, M_RNG, MAX_KINDS, MAX_SEATS, O_FOCUS, O_GOALS, O_HAND,
-    O_HAND_N, O_HELD, O_IN, O_MAXFO, O_MAXST, O_NOBILITY, O_STAMINA, R_MAX_TURNS, RULES_AT, S_CUR, S_DECK_N, S_DISC_N,
+    O_HAND_N, O_HELD, O_IN, O_MAXFO, O_MAXST, O_NOBILITY, O_STAMINA, R_MAX_TURNS, RULES_AT, S_DECK_N, S_DISC_N,
     S_DONE, S_END, S_EVD_N, S_EVX_N, S_IN_DUEL, S_N_ACTIVE, S_N_PLAYERS, S_POOL, S_TURN, S_VICTOR, S_WINNER, SEAT0,
     SEAT_W,
 )
 from simulators.rose_duel.call_nb import BUILTINS_T, builtins, install_nb
-from simulators.rose_duel.rules_nb import PARAMS_T, STRATS_T, next_active_nb, setup_nb, turn_nb
+from simulators.rose_duel.rules_nb import PARAMS_T, STRATS_T, play_turns_nb, setup_nb
 
 VIOLATIONS = (
     "ok", "Stamina outside 1..maximum outside a duel", "Focus outside 0..maximum", "Nobility 0 (or less) while in",
@@ -121,17 +121,8 @@ def _checked_chunk(machine, start, count, key, n_players, fixed, strats, params,
         n = n_players if n_players > 0 else 2 + rand_below_nb(m, M_RNG, MAX_SEATS - 1)  # setup "mixed"
         setup_nb(m, n, fixed)
         code = check_state_nb(v)
-        cap = m[RULES_AT + R_MAX_TURNS]
         while code == 0 and not m[S_DONE]:
-            if m[S_TURN] >= cap:
-                m[S_DONE] = 1
-                m[S_END] = END_TIMEOUT
-                m[S_WINNER] = -1
-                break
-            turn_nb(m)
-            m[S_TURN] += 1
-            if not m[S_DONE]:
-                m[S_CUR] = next_active_nb(m, m[S_CUR])
+            play_turns_nb(m, 1)  # (at the turn cap: the timeout)
             code = check_state_nb(v)
         out[i, 0] = code
         out[i, 1] = m[S_TURN]
