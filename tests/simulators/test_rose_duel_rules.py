@@ -400,3 +400,61 @@ def test_strategies_called_through_the_machine_decide_as_before():
     simulate_chunk_nb()(m, np.int64(0), np.int64(100), prep.key, np.int64(6), fixed, fns, P,
                         np.zeros(E.MAX_SEATS, np.int64), out, builtins())
     assert (out["end_reason"] != E.END_ILLEGAL).all()
+
+
+def test_tables_hold_the_starting_deck_events_and_hostile_kinds():
+    """The tables the setup copies (DECK_INIT_AT, EV_INIT_AT) hold each kind's copies, and HOSTILE_KINDS_AT the
+    kinds whose CA_HOSTILE flag is set; a dealt game's deck and hands are exactly that deck."""
+    from balance.runs import Prepared, RunSpec
+    from simulators.rose_duel.game import fixed_picks, new_machine
+    from simulators.rose_duel.rules_nb import setup_game_nb
+
+    prep = Prepared(RunSpec(game="rose_duel", games=1, options={"players": 4}).normalised())
+    img = prep.tables.image
+    kinds, events = int(img[E.M_N_KINDS]), int(img[E.M_N_EVENTS])
+    copies = [int(img[E.CARDS_AT + k * E.CA_WIDTH + E.CA_COPIES]) for k in range(kinds)]
+    ev_copies = [int(img[E.EVENTS_AT + e * E.EV_WIDTH + E.EV_COPIES]) for e in range(events)]
+    deck = img[E.DECK_INIT_AT:E.DECK_INIT_AT + img[E.M_DECK_SIZE]]
+    pile = img[E.EV_INIT_AT:E.EV_INIT_AT + img[E.M_EV_SIZE]]
+    assert np.bincount(deck, minlength=kinds).tolist() == copies and sum(copies) > 20
+    assert np.bincount(pile, minlength=events).tolist() == ev_copies and sum(ev_copies) > 5
+    hostile = [bool(img[E.CARDS_AT + k * E.CA_WIDTH + E.CA_HOSTILE]) for k in range(kinds)]
+    assert [bool((int(img[E.HOSTILE_KINDS_AT]) >> k) & 1) for k in range(kinds)] == hostile
+    assert any(hostile) and not all(hostile)
+
+    m = new_machine(prep.tables)
+    m[E.M_RNG:E.M_RNG + 4] = [5, 6, 7, 8]
+    fixed = np.append(fixed_picks(prep.tables, prep.settings), np.int64(0))
+    setup_game_nb(m, 4, fixed)
+    held = [int(m[E.SEAT0 + s * E.SEAT_W + E.O_HAND + i]) for s in range(4)
+            for i in range(int(m[E.SEAT0 + s * E.SEAT_W + E.O_HAND_N]))]
+    dealt = list(m[E.DECK:E.DECK + m[E.S_DECK_N]]) + held
+    assert len(held) == 4 * int(img[E.RULES_AT + E.R_HAND_START])
+    assert np.bincount(dealt, minlength=kinds).tolist() == copies
+    assert sorted(m[E.EVX:E.EVX + m[E.S_EVX_N]]) == sorted(pile)
+
+
+def test_turn_step_plays_one_turn_of_the_game_loop_and_the_cap_is_a_timeout():
+    """Scenarios step the game loop (play_turns_nb) one turn at a time: one turn, the next player; at the turn cap
+    the step ends the game as a timeout instead of playing, as a whole game does."""
+    from balance.registry import get_strategy
+    from balance.runs import Prepared, RunSpec
+    from simulators.rose_duel.game import fixed_picks, new_machine, strategy_tuple
+    from simulators.rose_duel.rules_nb import setup_game_nb, turn_step_nb
+
+    prep = Prepared(RunSpec(game="rose_duel", games=1, options={"players": 4}).normalised())
+    rnd = get_strategy("rose_duel", "random")
+    fns, P = strategy_tuple([rnd], [rnd.params])
+    fixed = np.append(fixed_picks(prep.tables, prep.settings), np.int64(0))
+    m = new_machine(prep.tables)
+    m[E.M_RNG:E.M_RNG + 4] = [1, 2, 3, 4]
+    setup_game_nb(m, 4, fixed)
+    for t in range(5):
+        cur = int(m[E.S_CUR])
+        turn_step_nb(m, fns, P)
+        assert m[E.S_TURN] == t + 1 and not m[E.S_DONE]
+        assert m[E.S_CUR] == (cur + 1) % 4  # (nobody is out after five turns of this seed)
+    cap = int(prep.tables.image[E.RULES_AT + E.R_MAX_TURNS])
+    m[E.S_TURN] = cap
+    turn_step_nb(m, fns, P)
+    assert m[E.S_DONE] and m[E.S_END] == E.END_TIMEOUT and m[E.S_WINNER] == -1 and m[E.S_TURN] == cap
