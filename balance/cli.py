@@ -98,6 +98,33 @@ def _setup_options(f):
     return f
 
 
+def _findings_options(f):
+    """The findings engine's settings, shared by ``report`` and ``simulate --report``."""
+    options = [
+        click.option("--min-effect", default=None, type=float, metavar="POINTS",
+                     help="smallest edge a finding must reach, in points (default 2); rows within it are 'settled'"),
+        click.option("--alpha", default=None, type=float,
+                     help="family-wise error over every tested row, Holm (default 0.05)"),
+        click.option("--causal-deals", default=None, type=int, metavar="N",
+                     help="deals of restricted play per ranked card, for the cards' causal values (default "
+                          "20,000; 0: none, the card table stays correlational)"),
+    ]
+    for opt in reversed(options):
+        f = opt(f)
+    return f
+
+
+def _findings_settings(min_effect, alpha, causal_deals) -> tuple[float | None, float | None, int | None]:
+    """Check the findings options: one line and exit 2 for a value out of range."""
+    if min_effect is not None and not 0 < min_effect < 100:
+        raise BalanceError(f"--min-effect is in points and must lie between 0 and 100, got {min_effect:g}")
+    if alpha is not None and not 0 < alpha < 1:
+        raise BalanceError(f"--alpha must lie between 0 and 1, got {alpha:g}")
+    if causal_deals is not None and causal_deals < 0:
+        raise BalanceError(f"--causal-deals must be 0 (none) or a positive number of deals, got {causal_deals}")
+    return (None if min_effect is None else min_effect / 100.0), alpha, causal_deals
+
+
 @click.group(context_settings=CONTEXT)
 @click.version_option(package_name="balance-toolkit")
 def cli():
@@ -141,8 +168,9 @@ def games(plugin):
 @click.option("--resume", is_flag=True, help="complete an interrupted run in --out with its own settings")
 @click.option("--report", "with_report", is_flag=True,
               help="then build the run's report, as 'balance report RUN_DIR' (in this process: no second start)")
+@_findings_options
 def simulate(game, n_games, seed, setup, strategy, param, matchup, data, override, plugin, game_set, players, workers,
-             chunk_size, executor, scheduler, out, resume, with_report):
+             chunk_size, executor, scheduler, out, resume, with_report, min_effect, alpha, causal_deals):
     """Simulate GAME in batch and write a run folder (manifest.json + records/chunk-*.parquet).
 
     Records depend only on the seed and settings, never on --workers, --chunk-size or --executor. A run
@@ -153,6 +181,7 @@ def simulate(game, n_games, seed, setup, strategy, param, matchup, data, overrid
     registry.get_game(game)
     if workers is not None and workers <= 0:
         raise BalanceError(f"--workers must be >= 1, got {workers}")
+    min_effect, alpha, causal_deals = _findings_settings(min_effect, alpha, causal_deals)  # before the run
     if scheduler and executor == "local":
         raise BalanceError("--scheduler needs --executor dask (the local executor runs on this machine only)")
     executor = executor or ("dask" if scheduler else "local")
@@ -214,24 +243,47 @@ def simulate(game, n_games, seed, setup, strategy, param, matchup, data, overrid
                f"chunks; kernel compile/load {comp:.2f} s")
     click.echo(f"run folder: {run_dir}")
     if with_report:
-        _report(run_dir, None)
+        _report(run_dir, None, min_effect, alpha, causal_deals)
 
 
 @cli.command()
 @click.argument("run_dir", type=click.Path())
 @click.option("--out", default=None, type=click.Path(file_okay=False), help="report folder (default RUN_DIR/report)")
-def report(run_dir, out):
-    """Aggregate a run folder: report.html, summary.json, figures/*.png, tables/*.csv."""
-    _report(run_dir, out)
+@_findings_options
+def report(run_dir, out, min_effect, alpha, causal_deals):
+    """Aggregate a run folder: report.html, summary.json, figures/*.png, tables/*.csv.
+
+    The findings at the top are claims tested against each row's fair reference (Holm over every tested row,
+    a minimum effect, estimates shrunk against the winner's curse); cards are valued by restricted play."""
+    _report(run_dir, out, *_findings_settings(min_effect, alpha, causal_deals))
 
 
-def _report(run_dir, out) -> None:
+def _report(run_dir, out, min_effect=None, alpha=None, causal_deals=None) -> None:
+    from functools import partial
+
+    from balance import causal, findings
+    from balance.runs import RunSpec, read_manifest
     from reports.report import build
 
-    s = build(Path(run_dir), Path(out) if out else None)
+    min_effect = findings.DEFAULT_MIN_EFFECT if min_effect is None else min_effect
+    alpha = findings.DEFAULT_ALPHA if alpha is None else alpha
+    deals = causal.DEFAULT_DEALS if causal_deals is None else causal_deals
+    card_values = None
+    if deals > 0:
+        man = read_manifest(Path(run_dir))
+        spec = RunSpec(**man["spec"])
+        runs_deals = max(1, man["games"] // int(man.get("rotation", 1)))
+        card_values = partial(causal.cached_card_values, Path(run_dir), spec, deals=min(deals, runs_deals))
+    s = build(Path(run_dir), Path(out) if out else None, min_effect=min_effect, alpha=alpha, card_values=card_values)
     dest = Path(out) if out else Path(run_dir) / "report"
+    a = s["assessment"]
+    click.echo(f"{len(s['findings'])} finding{'s' if len(s['findings']) != 1 else ''} among {a['tested']} tested rows "
+               f"({a['method']}, family-wise error {100 * a['alpha']:g}%, minimum effect {100 * a['min_effect']:g} "
+               f"points)")
     for f in s["findings"]:
-        click.echo(f"- {f}")
+        click.echo(f"- {f['text']}")
+    for n in s["notes"]:
+        click.echo(f"- note: {n}")
     click.echo(f"report: {dest / 'report.html'} ({s['report_seconds']:.2f} s)")
 
 

@@ -591,14 +591,8 @@ def summarise(run_dir: Path, labels: dict, timeout_code: int, grouped: bool = Tr
         out["solo_battles"] = with_interval(frames["solo_battles"], wins="defeats").with_columns(
             pl.col("win_rate").alias("defeat_rate"))
     out["length"] = frames["length"]
-    # Ludii's Balance: 1 - the largest win-rate gap between seats (and between characters)
-    gaps = [frames["seat"]["wins"].to_numpy() / np.maximum(frames["seat"]["games"].to_numpy(), 1)]
-    if "character" in out:
-        gaps.append(out["character"].filter(~pl.col("insufficient"))["win_rate"].to_numpy())
-    balance = min((1.0 - (g.max() - g.min())) if len(g) > 1 else 1.0 for g in gaps)
     out["health"] = frames["health"].with_columns(
         (pl.col("draws") / pl.col("games")).alias("draw_rate"),
         (pl.col("timeouts") / pl.col("games")).alias("timeout_rate"),
-        pl.lit(float(balance)).alias("balance"),
     )
     return out

@@ -70,11 +70,13 @@ def table(rows: list[dict], cols: list[tuple[str, str]]) -> str:
     return f"<table><tr>{head}</tr>{''.join(body)}</table>"
 
 
-def page(title: str, meta: list[str], findings: list[str], sections: list[tuple[str, str]]) -> str:
+def page(title: str, meta: list[str], findings: str, sections: list[tuple[str, str]]) -> str:
+    """The page: title, the run's first lines (``meta``), the findings block (HTML, rendered from the findings
+    engine's rows by ``reports/report.py``), then the sections."""
     parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>",
              f"<style>{_CSS}</style></head><body><h1>{html.escape(title)}</h1>",
              "<div class='meta'>" + "<br>".join(meta) + "</div>",
-             "<h2>Findings</h2><ul class='findings'>" + "".join(f"<li>{f}</li>" for f in findings) + "</ul>"]
+             f"<h2>Findings</h2>{findings}"]
     for head, body in sections:
         parts.append(f"<h2>{html.escape(head)}</h2>{body}")
     parts.append(f"<p class='meta'><span class='prov'>{PROV}</span> rests on provisional data: values not printed in "

@@ -6,12 +6,14 @@ import math
 import time
 from pathlib import Path
 
+import html as html_mod
+
 import polars as pl
 
-from balance import registry
+from balance import causal, findings, registry
 from balance.runs import RunSpec, is_complete, read_manifest
 from balance.stats import fmt_rate
-from reports import aggregate, figures, html
+from reports import aggregate, evidence, figures, html
 
 DIMENSIONS = ("character", "matchup", "matchup_by_seat", "overdrive", "meta_game", "deck_meta_game", "card", "seat", "seat_by_length",
               "turn_order", "turn_order_by_length", "solo_clear", "solo_battles")
@@ -27,63 +29,144 @@ def _records(df: pl.DataFrame) -> list[dict]:
     return [{k: _clean(v) for k, v in r.items()} for r in df.to_dicts()]
 
 
-def _clear(df: pl.DataFrame) -> pl.DataFrame:
-    """Rows with enough games whose interval excludes 50%, largest gap first."""
-    return (df.filter(~pl.col("insufficient") & ((pl.col("ci_low") > 0.5) | (pl.col("ci_high") < 0.5)))
-            .with_columns((pl.col("win_rate") - 0.5).abs().alias("gap")).sort("gap", descending=True))
-
-
-def findings(t: dict[str, pl.DataFrame], top: int = 3) -> list[str]:
-    """Plain sentences for the largest statistically clear imbalances (interval excludes 50%)."""
+def notes(t: dict[str, pl.DataFrame]) -> list[str]:
+    """Descriptive lines beside the findings: game health (timeouts), which no test stands behind."""
     out = []
-    dag = "\u2020"
-    if "character" in t:
-        for r in _clear(t["character"]).head(top).iter_rows(named=True):
-            word = "wins" if r["win_rate"] > 0.5 else "wins only"
-            out.append(f"{r['name']}{dag if r['provisional'] else ''} {word} {fmt_rate(r['wins'], r['games'])} of "
-                       f"their games.")
-        for r in (_clear(t["matchup"]).filter(pl.col("win_rate") > 0.5).head(top).iter_rows(named=True)
-                  if "matchup" in t else ()):
-            out.append(f"{r['name']} beats {r['opponent']}{dag if r['provisional'] else ''} in "
-                       f"{fmt_rate(r['wins'], r['games'])} games.")
-    if "overdrive" in t:
-        for r in _clear(t["overdrive"]).head(2).iter_rows(named=True):
-            out.append(f"Overdrive {r['name']}{dag if r['provisional'] else ''}: picked in "
-                       f"{100 * r['pick_rate']:.1f}% of seats, wins {fmt_rate(r['wins'], r['games'])}.")
-    for key, what in (("meta_game", "character + Overdrive picks"), ("deck_meta_game", "decks")):
-        if key not in t:
-            continue
-        mg = t[key]
-        picked = mg.filter(pl.col("weight") > 0.05)
-        n = len(mg)
-        thin = int(mg["thin_cells"].sum())
-        if thin > 0.25 * n * (n - 1):
-            out.append(f"Meta-game not reliable yet: {thin:,} of {n * (n - 1):,} pick-vs-pick cells have fewer than "
-                       f"50 games (counted as even); simulate more games"
-                       + (", or pick Overdrives at random." if key == "meta_game" else "."))
-        elif len(picked):
-            mix = ", ".join(f"{r['option']} {100 * r['weight']:.0f}%" for r in picked.head(4).iter_rows(named=True))
-            dom = int(mg["dominated"].sum())
-            out.append(f"Meta-game equilibrium: {mix}; {dom} of {len(mg)} {what} are "
-                       f"dominated (never picked at equilibrium).")
-    if "card" in t:
-        for r in _clear(t["card"]).head(top).iter_rows(named=True):
-            out.append(f"Seats that played {r['name']}{dag if r['provisional'] else ''} won "
-                       f"{fmt_rate(r['wins'], r['games'])} (not played: {100 * r['unused_win_rate']:.1f}%).")
-    if "turn_order" in t:
-        for r in _clear(t["turn_order"].filter(pl.col("went_first"))).iter_rows(named=True):
-            out.append(f"The first player wins {fmt_rate(r['wins'], r['games'])} of games.")
-    s = t["seat"].filter(pl.col("seat") == 0).row(0, named=True)
-    if "solo_clear" in t:  # one player against the rules: seat 1's rate is the clear rate (see solo_findings)
-        pass
-    elif not s["insufficient"] and (s["ci_low"] > 0.5 or s["ci_high"] < 0.5):
-        out.append(f"Seat 1 wins {fmt_rate(s['wins'], s['games'])} of games (seat 2: the rest minus draws).")
     h = t["health"].row(0, named=True)
     if h["timeout_rate"] > 0.01:
-        out.append(f"{100 * h['timeout_rate']:.1f}% of games hit the round cap (timeouts): strategies may stall.")
-    if not out and "solo_clear" not in t:
-        out.append("No statistically clear imbalance: every interval includes 50%.")
+        out.append(f"{100 * h['timeout_rate']:.1f}% of games hit the round cap (timeouts): strategies may stall; "
+                   f"a timeout counts as a draw in every rate.")
     return out
+
+
+def rank_cards(card: pl.DataFrame, k: int = causal.DEFAULT_CARDS) -> list[int]:
+    """The cards a report measures by restricted play: every card when there are few, else the ``k`` whose
+    played/not-played gap is largest (among cards played and not played in at least MIN_GAMES seat-games)."""
+    ok = card.filter((pl.col("games_used") >= aggregate.MIN_GAMES) & (pl.col("games_unused") >= aggregate.MIN_GAMES)
+                     & (pl.col("name") != ""))
+    if len(ok) <= causal.ALL_CARDS:
+        return [int(c) for c in ok["card"].to_list()]
+    return [int(c) for c in ok.sort(pl.col("improvement_when_used").abs(), descending=True).head(k)["card"].to_list()]
+
+
+def _measures(a: findings.Assessment) -> str:
+    """The balance measures of the page's first lines, each with its interval: the first player's and the
+    seats' edge over their fair share, the largest character edge (shrunk)."""
+    parts = []
+    for dim, what in (("turn_order", "first-player edge"), ("seat", "largest seat edge"),
+                      ("character", "largest character edge"), ("strategy", "strategy edge")):
+        rows = a.of(dim)
+        if not rows:
+            continue
+        f = max(rows, key=lambda f: abs(f.effect))
+        who = "" if dim == "turn_order" else f" ({f.label})"
+        parts.append(f"{what}{who} {100 * f.effect:+.1f} points ({100 * (f.ci_low - f.reference):+.1f} to "
+                     f"{100 * (f.ci_high - f.reference):+.1f})")
+    return "; ".join(parts)
+
+
+def _findings_html(a: findings.Assessment, extra_notes: list[str]) -> str:
+    """The findings block: the method in one line, the findings, what is settled, what is undecided, notes."""
+    esc = html_mod.escape
+    me = f"{100 * a.min_effect:g}"
+    head = (f"<p class='meta'>{a.tested} rows tested against their fair reference ({a.method}, family-wise error "
+            f"{100 * a.alpha:g}% over all of them; a finding needs a clear difference of at least {me} points, "
+            f"estimates shrunk towards the reference within each dimension so the largest gaps are not "
+            f"overstated; <code>--min-effect</code> sets the margin).</p>")
+    diff = a.differences
+    if diff:
+        items = "".join(f"<li>{esc(f.text)}</li>" for f in diff[:TOP_SENTENCES])
+        if len(diff) > TOP_SENTENCES:
+            items += f"<li>and {len(diff) - TOP_SENTENCES} more (every finding in the table below).</li>"
+    elif a.tested:
+        items = (f"<li>No finding: no tested row differs from its reference by at least {me} points with "
+                 f"confidence.</li>")
+    else:
+        items = "<li>Nothing to test in this run.</li>"
+    parts = [head, f"<ul class='findings'>{items}</ul>"]
+    if len(diff) > TOP_SENTENCES:
+        body = "".join(
+            f"<tr><td>{esc(TITLES.get(f.dimension, f.dimension))}</td><td>{esc(f.label)}"
+            f"{'<span class=prov>&dagger;</span>' if f.provisional else ''}</td><td>{html.pct(f.raw_estimate)}</td>"
+            f"<td>{html.pct(f.reference)}</td><td>{100 * f.effect:+.1f} ({100 * (f.ci_low - f.reference):+.1f} to "
+            f"{100 * (f.ci_high - f.reference):+.1f})</td><td>{f.p_adjusted:.2g}</td><td>{f.n:,}</td>"
+            f"<td>{esc(f.evidence)}</td></tr>" for f in diff)
+        parts.append("<table><tr><th>dimension</th><th>row</th><th>measured</th><th>reference</th>"
+                     "<th>effect, points (95% CI, shrunk)</th><th>p (Holm)</th><th>n</th><th>evidence</th></tr>"
+                     f"{body}</table>")
+    settled = a.settled
+    if settled:
+        by: dict[str, list[str]] = {}
+        for f in settled:
+            by.setdefault(f.dimension, []).append(f.label)
+        txt = "; ".join(f"{TITLES.get(d, d)}: {', '.join(v) if len(v) <= 6 else f'{len(v)} rows'}"
+                        for d, v in by.items())
+        parts.append(f"<p><b>Settled</b> (within &plusmn;{me} points of their reference, equivalence test): "
+                     f"{esc(txt)}.</p>")
+    und = a.undecided
+    if und:
+        need = max(findings.games_to_settle(f.n, f.se, a.min_effect, a.alpha) for f in und)
+        by = {}
+        for f in und:
+            by[f.dimension] = by.get(f.dimension, 0) + 1
+        txt = ", ".join(f"{n} {TITLES.get(d, d)}" for d, n in by.items())
+        parts.append(f"<p><b>Undecided</b>: {txt} rows are neither a finding nor settled at this run's size"
+                     + (f" (a fair row needs about {need:,} of its games to be settled)" if need else "") + ".</p>")
+    if extra_notes:
+        parts.append("<p><b>Notes</b> (descriptive, not tested):</p><ul class='findings'>"
+                     + "".join(f"<li>{n}</li>" for n in extra_notes) + "</ul>")
+    return "".join(parts)
+
+
+def _strategies_html(frames: dict, spec, a: findings.Assessment) -> str:
+    """Per strategy its win rate against the fair share, and head to head (two seats: the first strategy's
+    rate against the second; more seats: the difference of their per-seat rates in the same deals)."""
+    names = list(spec.strategies)
+    rows = []
+    for r in frames["strategy"].iter_rows(named=True):
+        lo, hi = r["rate"] - 1.96 * r["se"], r["rate"] + 1.96 * r["se"]
+        rows.append(f"<tr><td>{html_mod.escape(names[int(r['strategy'])])}</td><td>{int(r['N']):,}</td>"
+                    f"<td>{html.pct(r['rate'])} ({html.pct(lo)}&ndash;{html.pct(hi)})</td>"
+                    f"<td>{html.pct(r['ref'])}</td><td>{100 * r['effect']:+.1f}</td></tr>")
+    out = ("<table><tr><th>strategy</th><th>seat-games</th><th>win rate (95% CI, cluster-robust)</th>"
+           "<th>fair share</th><th>edge (points)</th></tr>" + "".join(rows) + "</table>")
+    h2h = frames.get("head_to_head")
+    if h2h is not None and len(h2h):
+        body = "".join(
+            f"<tr><td>{html_mod.escape(r['strategy'])} vs {html_mod.escape(r['opponent'])}</td><td>{r['clusters']:,}</td>"
+            f"<td>{html.pct(r['rate'])}</td><td>{html.pct(r['opp_rate'])}</td>"
+            f"<td>{100 * r['difference']:+.1f} ({100 * r['ci_low']:+.1f} to {100 * r['ci_high']:+.1f})</td></tr>"
+            for r in h2h.iter_rows(named=True))
+        out += ("<table><tr><th>head to head</th><th>deals together</th><th>first's win rate per seat</th>"
+                "<th>second's</th><th>difference (points, 95% CI)</th></tr>" + body + "</table>")
+    out += ("<p class='reading'>Every deal is played once per rotation of the strategies over the seats, so each "
+            "strategy sits in each seat equally and meets the same deals; the seat, character and card findings "
+            "compare each seat-game with its own strategy's share, so a strategy's strength is not read as a "
+            "seat's or a character's.</p>")
+    return out
+
+
+def _card_values_html(doc: dict, a: findings.Assessment) -> str:
+    """The cards measured by restricted play: value with its interval and verdict."""
+    verdict = {tuple(f.keys): f for f in a.of("card")}
+    rows = []
+    for r in sorted(doc["cards"], key=lambda r: -r["value"]):
+        f = verdict.get((str(r["key"]),))
+        lo, hi = r["value"] - 1.96 * r["se"], r["value"] + 1.96 * r["se"]
+        dag = "<span class='prov'>\u2020</span>" if r.get("provisional") else ""
+        rows.append(f"<tr><td>{html_mod.escape(r['name'])}{dag}</td><td>{r['deals']:,}</td>"
+                    f"<td>{100 * r['value']:+.1f} ({100 * lo:+.1f} to {100 * hi:+.1f})</td>"
+                    f"<td>{html.pct(r['used_unrestricted'])}</td><td>{f.verdict if f else 'not tested'}</td></tr>")
+    return ("<table><tr><th>card</th><th>deals</th><th>value: win rate allowed - forbidden (points, 95% CI)</th>"
+            "<th>used when allowed</th><th>verdict</th></tr>" + "".join(rows) + "</table>"
+            f"<p class='reading'>Each card above (the ones whose played/not-played gap ranks highest) was measured on "
+            f"the run's first {doc['deals']:,} deals: each deal replayed with one seat forbidden the card, the same "
+            f"seeds otherwise ({doc['seconds']:.1f} s). This is cause, not correlation; the findings use it.</p>")
+
+
+TOP_SENTENCES = 8  # findings told in words; the rest are in the findings table
+TITLES = {"seat": "seats", "turn_order": "turn order", "character": "characters", "matchup": "matchups",
+          "overdrive": "Overdrives", "card": "cards", "strategy": "strategies", "meta_game": "meta-game"}
 
 
 def _matchup_split_table(t: dict[str, pl.DataFrame]) -> str:
@@ -108,8 +191,14 @@ def solo_findings(t: dict[str, pl.DataFrame]) -> list[str]:
             for r in t["solo_clear"].filter(~pl.col("insufficient")).iter_rows(named=True)]
 
 
-def build(run_dir: Path, out_dir: Path | None = None, log=print) -> dict:
-    """Aggregate ``run_dir`` and write the report; return the summary dict."""
+def build(run_dir: Path, out_dir: Path | None = None, log=print, min_effect: float = findings.DEFAULT_MIN_EFFECT,
+          alpha: float = findings.DEFAULT_ALPHA, card_values=None) -> dict:
+    """Aggregate ``run_dir`` and write the report; return the summary dict.
+
+    ``min_effect``/``alpha``: the findings engine's margin and family-wise error (``balance/findings.py``).
+    ``card_values(card indices) -> dict``: restricted-play values of the cards the report ranks
+    (``balance.causal.cached_card_values`` bound to the run, passed by the CLI: a report reads runs and never
+    simulates itself); without it the card table stays correlational and no card is tested."""
     t0 = time.perf_counter()
     run_dir = Path(run_dir)
     out_dir = Path(out_dir) if out_dir else run_dir / "report"
@@ -124,6 +213,16 @@ def build(run_dir: Path, out_dir: Path | None = None, log=print) -> dict:
     timeout_code = labels["end_reason"].index("timeout")
     t = aggregate.summarise(run_dir, labels, timeout_code)
     cap = int(mod.max_rounds(tables))
+    rotation = int(man.get("rotation", 1))
+    solo = "solo_clear" in t
+    tests, frames = ([], {}) if solo else evidence.run_tests(run_dir, labels, spec, mod, rotation)
+    card_causal = None
+    if card_values is not None and "card" in t and not solo and hasattr(mod, "restrict_items"):
+        picks = rank_cards(t["card"])
+        if picks:
+            card_causal = card_values(picks)
+            tests += evidence.card_tests(card_causal, labels)
+    assessment = findings.assess(tests, min_effect, alpha, text=evidence.sentence)
 
     (out_dir / "figures").mkdir(parents=True, exist_ok=True)
     (out_dir / "tables").mkdir(exist_ok=True)
@@ -182,9 +281,16 @@ def build(run_dir: Path, out_dir: Path | None = None, log=print) -> dict:
             cols.append(("mean turn first used", "mean_turn_first_used"))
         if "first_use_games" in t["card"].columns:  # a per-game first turn (rose duel): the games it averages
             cols.append(("games used in (first turn's count)", "first_use_games"))
+        caveat = ("<p class='reading'><b>Correlational columns.</b> \"When played\" and \"in hand\" compare seats "
+                  "that did with seats that did not: a card played only by seats that lasted long looks strong "
+                  "without being so. The findings use the causal values below (restricted play) instead.</p>")
         add("cards", figures.card_effects(
             t["card"], "Right of zero: seats that played the card won more (correlation, not cause)."),
-            "card effects", "Cards", html.table(R(t["card"]), cols))
+            "card effects", "Cards (correlational)", caveat + html.table(R(t["card"]), cols))
+        if card_causal:
+            sections.append(("Cards: causal value (restricted play)", _card_values_html(card_causal, assessment)))
+    if "strategy" in frames and len(frames["strategy"]):
+        sections.insert(0, ("Strategies", _strategies_html(frames, spec, assessment)))
     if "turn_order" in t:
         add("turn_order_by_length", figures.seat_by_length(
             t["turn_order_by_length"].rename({"went_first": "seat"}).with_columns(
@@ -217,36 +323,50 @@ def build(run_dir: Path, out_dir: Path | None = None, log=print) -> dict:
 
     plt.close("all")
 
-    find = findings(t) + list(game_part.get("findings", []))
-    if "solo_clear" in t and not hasattr(mod, "report_hook"):
-        find = solo_findings(t) + find
+    extra_notes = notes(t) + list(game_part.get("findings", []))
+    if solo and not hasattr(mod, "report_hook"):
+        extra_notes = solo_findings(t) + extra_notes
     h = t["health"].row(0, named=True)
+    diffs = assessment.differences
     summary = {
         "run": {k: man[k] for k in ("game", "game_version", "seed", "games", "chunk_size", "started", "finished")}
-        | {"setup": spec.setup, "strategies": man["strategies"], "data": man["data"], "complete": is_complete(man),
-           "games_in_report": int(h["games"])},
-        "findings": find,
+        | {"setup": spec.setup, "strategies": man["strategies"], "rotation": rotation, "data": man["data"],
+           "complete": is_complete(man), "games_in_report": int(h["games"])},
+        "findings": [f.to_json() for f in diffs],
+        "assessment": assessment.to_json(),
+        "notes": extra_notes,
         "health": _records(t["health"])[0],
         "length": _records(t["length"]),
     }
+    if card_causal:
+        summary["card_values"] = card_causal
+    for k in ("strategy", "head_to_head"):
+        if k in frames and len(frames[k]):
+            summary[k] = _records(frames[k])
     for k in dims:
         summary[k] = _records(t[k])
     if game_part.get("summary"):
         summary[man["game"]] = game_part["summary"]
     (out_dir / "summary.json").write_text(json.dumps(summary, indent=1, ensure_ascii=False))
 
+    strat = " vs ".join(spec.strategies)
+    if rotation > 1:
+        strat += (f" (every deal played {rotation} times with the strategies rotated over the seats, so each "
+                  f"strategy sits in each seat equally)")
+    measures = _measures(assessment)
     meta = [
-        f"Game <b>{game.title}</b>, setup <b>{spec.setup}</b>, strategies <b>{' vs '.join(spec.strategies)}</b>, "
+        f"Game <b>{game.title}</b>, setup <b>{spec.setup}</b>, strategies <b>{html_mod.escape(strat)}</b>, "
         f"seed {man['seed']}, {int(h['games']):,} games"
         + ("" if is_complete(man) else f" (<b>incomplete run</b>: {len(man['chunks'])} of {man['n_chunks']} chunks)"),
         f"Data: {man['data']['folder']} (hash {man['data']['data_hash']})"
         + (f", overrides: {', '.join(spec.overrides)}" if spec.overrides else ""),
-        f"Balance {h['balance']:.3f} (1 - largest win-rate gap), draw rate {100 * h['draw_rate']:.2f}%, "
-        f"timeout rate {100 * h['timeout_rate']:.2f}%, "
+        (f"Balance measures (95% intervals): {html_mod.escape(measures)}. " if measures else "")
+        + f"Draw rate {100 * h['draw_rate']:.2f}%, timeout rate {100 * h['timeout_rate']:.2f}%, "
         f"rounds mean {h['mean_rounds']:.2f} (sd {h['std_rounds'] or 0:.2f}, median {h['median_rounds']:.0f}, "
         f"max {h['max_rounds']})",
     ]
-    page = html.page(f"Balance report: {game.title}", meta, find, sections)
+    block = _findings_html(assessment, extra_notes)
+    page = html.page(f"Balance report: {game.title}", meta, block, sections)
     (out_dir / "report.html").write_text(page, encoding="utf-8")
     summary["report_seconds"] = round(time.perf_counter() - t0, 3)
     return summary

@@ -49,6 +49,8 @@ SETUPS = {
     "free": "a coin flip decides who picks first; characters picked in turn, Overdrives by the strategies",
 }
 DEFAULT_SETUP = "random"
+# dimensions each setup deals at random (the rest are chosen by the strategies): a report calls their rows causal
+ASSIGNED_AT_RANDOM = {"random": ("character",), "draft": (), "free": ()}
 _KIND = {"STR": E.STR, "DEX": E.DEX, "INT": E.INT, "MOVE": E.MOVE, "OVERDRIVE": E.OD, "PASS": E.PASS}
 _DIE = {"STR": 0, "DEX": 1, "INT": 2, "SUM": 3, "ALL": 3, "NONE": -1}
 _DIST = {d: i for i, d in enumerate(DISTANCES)}

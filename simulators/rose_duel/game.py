@@ -38,6 +38,8 @@ SETUPS = {
     "mixed": "every game draws its player count from 2..6 (for per-player-count reports)",
 }
 DEFAULT_SETUP = "random"
+# dimensions each setup deals at random (the rest are chosen by the strategies): a report calls their rows causal
+ASSIGNED_AT_RANDOM = {"random": ("character",), "mixed": ("character",)}
 MIN_PLAYERS, MAX_PLAYERS, DEFAULT_PLAYERS = 2, E.MAX_SEATS, 4
 OPTIONS = ("players", "duelists", "victor")
 _WHO = {w: i for i, w in enumerate(E.WHO_NAMES)}

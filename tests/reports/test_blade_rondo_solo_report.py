@@ -68,7 +68,7 @@ def test_maria_per_strategy_counts_the_records(maria):
         assert rows[name]["wins"] == int((mine["winner"] == 0).sum())
         assert rows[name]["provisional"]  # Maria's deck is a design
         _check_rate(rows[name])
-    assert any(f.startswith("Against Maria†, greedy wins") and "n=600" in f for f in s["findings"])
+    assert any(f.startswith("Against Maria†, greedy wins") and "n=600" in f for f in s["notes"])
 
 
 def test_maria_per_card_in_hand_with_and_without(maria):
@@ -158,4 +158,4 @@ def test_campaign_per_card_kept_and_the_page(campaign):
     for head in ("Campaign: per strategy", "Campaign: defeat rate per battle", "Campaign: per Idea",
                  "Campaign: per card kept at the start"):
         assert head in page
-    assert any("clears the campaign in" in f and "n=600" in f for f in s["findings"])
+    assert any("clears the campaign in" in f and "n=600" in f for f in s["notes"])

@@ -1,0 +1,132 @@
+"""Cards' causal values for a report: budgeted restricted play on the run's own deals.
+
+A card table's "win rate when played" is a correlation: a cost-9 card is played only by seats that
+survived long enough to pay for it, so it "wins" 84% while forbidding it costs nothing. The report
+therefore ranks its cards by that correlation and then *measures* the top ones by restricted play
+(Jaffe et al. 2012, :mod:`balance.restrict`): the run's first deals are replayed once unrestricted and
+once for each (card, seat) with that seat forbidden the card, on the same seeds, so the games differ only
+through the restriction. A card's value is the paired difference, unrestricted minus restricted, of the
+seat's win indicator, pooled over the seats of a deal (the shared unrestricted game counted once) and
+averaged over deals; its standard error comes from the spread of the per-deal values (a deal whose
+strategies were rotated over the seats is one cluster of ``rotation`` games).
+
+The base arm is shared by every card (one unrestricted game per deal for all of them). Results are kept
+in ``RUN/analysis/`` under a key of what determines them, so reporting a run again costs nothing.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import time
+from dataclasses import asdict, replace
+from pathlib import Path
+
+import numpy as np
+
+from balance.restrict import _used
+from balance.runs import Prepared, RunSpec
+
+DEFAULT_CARDS = 8  # cards measured per report (all of them when the game has at most ALL_CARDS)
+ALL_CARDS = 10
+DEFAULT_DEALS = 20_000  # deals per card (clusters): a card's value to ~0.3 points (one standard error)
+FORMAT = "balance-causal-cards/1"
+
+
+def _key(spec: RunSpec, cards: list[int], deals: int) -> str:
+    from balance.runs import _code_version
+
+    blob = json.dumps({"spec": asdict(spec), "cards": sorted(cards), "deals": deals, "code": _code_version(),
+                       "format": FORMAT}, sort_keys=True)
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def card_values(spec: RunSpec, cards: list[int], deals: int = DEFAULT_DEALS, progress=None) -> dict:
+    """Restricted-play values of ``cards`` (the game's card indices, as ``restrict_items`` numbers them) on
+    the first ``deals`` deals of ``spec``'s seed. One process: a report's budget is seconds of simulation."""
+    t0 = time.perf_counter()
+    spec = replace(spec, swap_seats=False)
+    base = Prepared(spec)
+    mod = base.game.module
+    items = {i: (k, n) for i, k, n in mod.restrict_items(base.tables)["card"]}
+    rotation = int(getattr(base, "rotation", 1))
+    seats = int(mod.labels(base.tables).get("seats", 2))
+    prov = mod.labels(base.tables).get("provisional", {}).get("card", [])
+    games = deals * rotation
+    arms = {}
+    for c in cards:
+        for s in range(seats):
+            p = Prepared(spec)
+            per_seat = [{} for _ in range(seats)]
+            per_seat[s] = {"card": [c]}
+            p.tables = mod.forbid(p.tables, per_seat)
+            arms[c, s] = p
+    step = max(1000, 20_000 // max(rotation, 1) * rotation)
+    diff = {c: np.zeros(games) for c in cards}  # per game: mean over its seats of (restricted - unrestricted) wins
+    won = np.zeros(games)  # per game: mean over its seats of the unrestricted wins
+    used_u = {c: [0, 0] for c in cards}
+    used_r = {c: [0, 0] for c in cards}
+    for start in range(0, games, step):
+        count = min(step, games - start)
+        b = base.chunk(start, count)
+        n = b["n_players"].astype(np.int64) if "n_players" in b.dtype.names else np.full(count, seats, np.int64)
+        wb = b["winner"].astype(np.int64)
+        won[start:start + count] = np.where(wb >= 0, 1.0, 0.0) / n
+        for c in cards:
+            acc = np.zeros(count)
+            for s in range(seats):
+                valid = n > s
+                if not valid.any():
+                    continue
+                r = arms[c, s].chunk(start, count)
+                d = (r["winner"] == s).astype(np.float64) - (wb == s)
+                acc += np.where(valid, d, 0.0)
+                uu = _used(b, s, {"card": [(c, "", "")]})
+                ur = _used(r, s, {"card": [(c, "", "")]})
+                used_u[c][0] += int(uu[valid].sum())
+                used_r[c][0] += int(ur[valid].sum())
+                used_u[c][1] += int(valid.sum())
+                used_r[c][1] += int(valid.sum())
+            diff[c][start:start + count] = acc / n
+        if progress:
+            progress(count)
+    out = []
+    clusters = games // rotation
+    for c in cards:
+        per_deal = diff[c].reshape(clusters, rotation).mean(axis=1)  # the deal's games are one cluster
+        base_deal = won.reshape(clusters, rotation).mean(axis=1)
+        m = float(per_deal.mean())
+        se = float(per_deal.std(ddof=1)) / math.sqrt(clusters) if clusters > 1 else math.inf
+        key, name = items.get(c, (str(c), str(c)))
+        u = float(base_deal.mean())
+        out.append({"index": int(c), "key": key, "name": name,
+                    "provisional": bool(prov[c]) if c < len(prov) else False, "deals": int(clusters),
+                    "unrestricted": u, "restricted": u + m, "value": -m, "se": se,
+                    "used_unrestricted": used_u[c][0] / max(used_u[c][1], 1),
+                    "used_restricted": used_r[c][0] / max(used_r[c][1], 1)})
+    return {"format": FORMAT, "deals": int(deals), "rotation": rotation, "cards": out,
+            "seconds": round(time.perf_counter() - t0, 2)}
+
+
+def cached_card_values(run_dir: Path, spec: RunSpec, cards: list[int], deals: int, progress=None) -> dict:
+    """:func:`card_values`, kept in ``run_dir/analysis/`` (written atomically) and read back when the same
+    spec, cards, budget and code ask again."""
+    folder = Path(run_dir) / "analysis"
+    path = folder / f"cards-{_key(spec, cards, deals)}.json"
+    if path.is_file():
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+            if doc.get("format") == FORMAT:
+                return doc
+        except (OSError, ValueError):
+            pass  # a damaged cache is recomputed
+    doc = card_values(spec, cards, deals, progress)
+    try:
+        folder.mkdir(exist_ok=True)
+        tmp = folder / f".{path.name}.{os.getpid()}.tmp"
+        tmp.write_text(json.dumps(doc, indent=1), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a read-only run folder: the report still gets the values
+    return doc
