@@ -54,6 +54,8 @@ class Test:
     the two-sided normal p of ``(estimate - reference) / se``. ``shrink``: whether the row joins its
     dimension's empirical-Bayes shrinkage (a dimension of one or two rows is never shrunk)."""
 
+    __test__ = False  # not a pytest test class, whatever its name
+
     dimension: str
     keys: tuple
     label: str

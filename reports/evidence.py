@@ -154,11 +154,13 @@ def _ok(r: dict) -> bool:
     return r["N"] >= MIN_GAMES and r["se"] == r["se"] and r["se"] > 0
 
 
-def run_tests(run_dir: Path, labels: dict, spec, mod, rotation: int = 1) -> tuple[list[Test], dict]:
-    """The tested rows of a run's records: seats (per player count when it varies), turn order, characters,
-    matchups (two seats), Overdrives and strategies (when they differ). Returns the tests and their frames
+def run_tests(records, labels: dict, spec, mod, rotation: int = 1) -> tuple[list[Test], dict]:
+    """The tested rows of a run's records (a run folder, or the records as a polars LazyFrame): seats (per
+    player count when it varies), turn order, characters, matchups (two seats), Overdrives and strategies
+    (when they differ). ``spec``: the run's settings (``strategies``, ``strategy_params``, ``setup``,
+    ``matchup``); ``mod``: the game module (its ``ASSIGNED_AT_RANDOM``). Returns the tests and their frames
     (``effects`` tables per dimension, for the report's tables)."""
-    lf = aggregate.scan(run_dir)
+    lf = records if isinstance(records, pl.LazyFrame) else aggregate.scan(Path(records))
     seats = int(labels.get("seats", 2))
     long, cl, wt, clusters = _seat_frame(lf, labels, rotation)
     cols = set(long.collect_schema().names())
