@@ -76,7 +76,10 @@ def simulate(game: str, games: int, seed: int = 1, out: str | Path | None = None
              strategies=("random",), strategy_params=(), matchup=None, data_dir=None, overrides=(),
              workers: int = 1, chunk_size: int | None = None, resume: bool = False, plugins=(),
              options: dict | None = None) -> Run:
-    """Run a batch simulation into ``out`` (a run folder) and return it as a :class:`Run`."""
+    """Run a batch simulation into ``out`` (a run folder) and return it as a :class:`Run`.
+
+    One strategy plays every seat; with different ``strategies`` every deal is also played with them rotated
+    over the seats, so each strategy sits in each seat equally (``manifest["rotation"]`` games per deal)."""
     out = Path(out) if out else Path("runs") / f"{game}-{time.strftime('%Y%m%d-%H%M%S')}"
     spec = RunSpec(game=game, games=games, seed=seed, setup=setup, strategies=list(strategies),
                    strategy_params=list(strategy_params), matchup=list(matchup) if matchup else None,

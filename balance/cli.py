@@ -82,7 +82,7 @@ def _setup_options(f):
         click.option("--seed", default=1, show_default=True, type=int, help="root seed of the run"),
         click.option("--setup", default=None, help="setup name (see 'balance games'); default: the game's"),
         click.option("--strategy", multiple=True, metavar="NAME",
-                     help="strategy for both seats, or give it twice (seat 1, seat 2); default random"),
+                     help="strategy for every seat, or one per slot (rotated over the seats per deal); default random"),
         click.option("--param", multiple=True, metavar="STRATEGY.KNOB=V", help="set a strategy knob"),
         click.option("--matchup", default=None, metavar="A:B", help="pin the characters, e.g. terry:elaine"),
         click.option("--data", default=None, type=click.Path(file_okay=False), help="a copy of the game's data folder"),
@@ -294,19 +294,38 @@ def _report(run_dir, out, min_effect=None, alpha=None, causal_deals=None) -> Non
 @_setup_options
 def replay(game, index, run_dir, seed, setup, strategy, param, matchup, data, override, plugin, game_set, players):
     """Tell one game round by round (same seed and settings: the same game as in the run)."""
-    from balance.runs import Prepared, RunSpec, read_manifest
+    import inspect
+
+    from balance.runs import Prepared, RunSpec, manifest_rotation, read_manifest
 
     if index < 0:
         raise BalanceError(f"--game must be >= 0, got {index}")
+    rotation = None  # explicit settings: a new run's rotation
     if run_dir:
-        spec = RunSpec(**read_manifest(Path(run_dir))["spec"])
+        man = read_manifest(Path(run_dir))
+        spec, rotation = RunSpec(**man["spec"]), manifest_rotation(man)
     else:
         if not game:
             raise BalanceError("replay needs GAME (or --run RUN_DIR)")
         spec = _spec(game, index + 1, seed, setup, strategy, param, matchup, data, override, None, plugin,
                      _options(game_set, players))
-    prep = Prepared(spec)
-    for line in prep.game.module.replay(prep.tables, prep.settings, prep.key, index, prep.strategies, prep.params):
+    prep = Prepared(spec, rotation)
+    # game I of the run is deal I // rotation with the strategies rotated over the seats (balance/runs.py)
+    deal, strategies, params, r = prep.game_args(index)
+    mod = prep.game.module
+    kw = {}
+    names = spec.strategies
+    differ = len(set(names)) > 1 or prep.rotation > 1
+    takes_names = "names" in inspect.signature(mod.replay).parameters
+    if differ and prep.game.extra.get("rotate_strategies", True) and takes_names:
+        # one label per seat: the strategy (with its slot when two slots share a name) that plays it
+        seats = int(mod.labels(prep.tables).get("seats", 2))
+        slots = [prep.seat_slot(index, s) for s in range(seats)]
+        label = [names[k] if names.count(names[k]) == 1 else f"{names[k]} #{k + 1}" for k in range(len(names))]
+        kw["names"] = [label[k] for k in slots]
+    if prep.rotation > 1:
+        click.echo(f"Game {index:,} of the run: deal {deal:,}, the strategies rotated by {r} seat{'s' * (r != 1)}")
+    for line in mod.replay(prep.tables, prep.settings, prep.key, deal, strategies, params, **kw):
         click.echo(line)
 
 

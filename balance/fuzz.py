@@ -228,8 +228,10 @@ def fuzz(game: str, games: int, seed: int = 1, per_variant: int = 500, rate: flo
                f"{''.join(' --override ' + e for e in edits)})")
         res.variants += 1
         try:
+            # rotation 1: game i is the kernels' game i with the strategies in seat order, as the checked build
+            # and the reference engine play it
             prep = Prepared(RunSpec(game=game, games=n, seed=run_seed, setup=setup, strategies=strategies,
-                                    overrides=edits, options=options).normalised())
+                                    overrides=edits, options=options).normalised(), rotation=1)
             recs = prep.chunk(0, n)
         except BalanceError as e:  # a setting the game refuses for this data (e.g. a draft needing 6 characters)
             res.refused_draws += 1

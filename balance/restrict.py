@@ -8,9 +8,16 @@ plugged in, is restricted the same way; when nothing else is legal the unrestric
 game's RULINGS.md, "Restricted play").
 
 The effect is the paired difference of the restricted seat's win indicator, restricted minus
-unrestricted, deal by deal: its mean with a normal 95% interval from the per-deal differences, per seat
-(seat order) and pooled over the seats (one value per deal: the mean of its seats' differences, so the
-shared baseline is counted once). Draws count as not won.
+unrestricted, game by game: its mean with a normal 95% interval, per seat (seat order) and pooled over
+the seats (one value per game: the mean of its seats' differences, so the shared baseline is counted
+once). Draws count as not won.
+
+``spec.games`` counts games, as in a run. When the seats play different strategies the run rotates them
+over the seats (:attr:`balance.runs.Prepared.rotation` ``L``: each deal is ``L`` games), and the ``L``
+games of one deal share the deal, so they are not independent: the interval then takes the deal
+(``cluster = game // L``) as the unit, a ratio estimator (the sum of the differences over the number of
+games) with a cluster-robust variance. With ``L = 1`` every game is its own deal and this is the plain
+paired interval over the games.
 """
 from __future__ import annotations
 
@@ -85,13 +92,14 @@ class RestrictResult:
     game: str
     spec: dict
     forbidden: dict  # kind -> [(index, key, name)]
-    deals: int
+    deals: int  # games played per arm (spec.games; "deals" from before rotation: one game per deal then)
     seats: list[SeatEffect]
     diff: float  # pooled over the seats
     ci_low: float
     ci_high: float
     seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
+    rotation: int = 1  # games per deal (the strategies rotated over the seats): the interval's unit is the deal
 
     @property
     def significant(self) -> bool:
@@ -116,6 +124,36 @@ def mean_ci(d: np.ndarray, z: float = Z95) -> tuple[float, float, float]:
     m = float(d.mean())
     se = float(d.std(ddof=1)) / math.sqrt(n) if n > 1 else math.inf
     return m, m - z * se, m + z * se
+
+
+def cluster_mean_ci(d: np.ndarray, cluster: np.ndarray, z: float = Z95) -> tuple[float, float, float]:
+    """Mean of paired differences whose rows come in clusters (``cluster``: a non-decreasing id per row, the
+    deal of a rotated run) and its normal interval with the cluster as the unit.
+
+    The mean is the ratio estimator sum(d) / n; its variance the cluster-robust (sandwich) one,
+    K / (K - 1) * sum_i (y_i - mean * m_i)^2 / n^2 over the K clusters (y_i the sum of cluster i's
+    differences, m_i its rows). With equal clusters it is the plain interval of the per-cluster means; with
+    one row per cluster it is :func:`mean_ci`."""
+    n = d.size
+    if n == 0:
+        return math.nan, math.nan, math.nan
+    starts = np.flatnonzero(np.r_[True, cluster[1:] != cluster[:-1]])
+    y = np.add.reduceat(d.astype(np.float64), starts)
+    m_i = np.diff(np.r_[starts, n]).astype(np.float64)
+    k = y.size
+    m = float(y.sum() / n)
+    if k < 2:
+        return m, -math.inf, math.inf
+    se = math.sqrt(k / (k - 1) * float(((y - m * m_i) ** 2).sum())) / n
+    return m, m - z * se, m + z * se
+
+
+def _paired_ci(d: np.ndarray, games: np.ndarray, rotation: int) -> tuple[float, float, float]:
+    """The paired interval of the games ``games`` (indices of a run): over the games when each deal is one
+    game, over the deals (``game // rotation``) when the strategies are rotated over the seats."""
+    if rotation <= 1:
+        return mean_ci(d)
+    return cluster_mean_ci(d, games // rotation)
 
 
 # ----------------------------------------------------------------------------- workers
@@ -177,8 +215,9 @@ def _max_seats(game_mod, tables) -> int:
 
 # ----------------------------------------------------------------------------- the experiment
 def restrict(spec: RunSpec, items: dict[str, list[str]], workers: int = 1, progress=None) -> RestrictResult:
-    """Play ``spec.games`` deals unrestricted and with each seat in turn forbidden ``items``
-    (``{"card": [...], "overdrive": [...], "character": [...]}``, names as the CLI takes them)."""
+    """Play ``spec.games`` games unrestricted and with each seat in turn forbidden ``items``
+    (``{"card": [...], "overdrive": [...], "character": [...]}``, names as the CLI takes them); with different
+    strategies those are ``spec.games / rotation`` deals, each with the strategies rotated over the seats."""
     t0 = time.perf_counter()
     spec = spec.normalised()
     prep = Prepared(spec)
@@ -211,6 +250,8 @@ def restrict(spec: RunSpec, items: dict[str, list[str]], workers: int = 1, progr
     parts = [results[s] for s, _ in plan]
     n = np.concatenate([p["n"] for p in parts])
     wb = np.concatenate([p["winner"] for p in parts])
+    games = np.arange(n.size, dtype=np.int64)
+    rot = prep.rotation
     seats, diffs = [], []
     for s in range(max_seats):
         if any(p["arms"][s] is None for p in parts) and not (n > s).any():
@@ -228,27 +269,30 @@ def restrict(spec: RunSpec, items: dict[str, list[str]], workers: int = 1, progr
         b = (wb == s).astype(np.float64)
         d = np.where(valid, a - b, np.nan)
         diffs.append(d)
-        m, lo, hi = mean_ci(d[valid])
+        m, lo, hi = _paired_ci(d[valid], games[valid], rot)
         k = int(valid.sum())
         seats.append(SeatEffect(seat=s, deals=k, wins_restricted=int(a[valid].sum()),
                                 wins_unrestricted=int(b[valid].sum()), diff=m, ci_low=lo, ci_high=hi,
                                 used_restricted=float(ur[valid].mean()), used_unrestricted=float(uu[valid].mean())))
     D = np.nanmean(np.vstack(diffs), axis=0)
-    m, lo, hi = mean_ci(D[~np.isnan(D)])
+    m, lo, hi = _paired_ci(D[~np.isnan(D)], games[~np.isnan(D)], rot)
     if any(e.used_unrestricted == 0 for e in seats):
         notes.append("a seat never used the item even when allowed: its difference is 0 by construction")
     if any(e.used_restricted > 0 for e in seats):
         notes.append("the restricted seat still used the item where nothing else was legal (the fallback)")
     return RestrictResult(game=spec.game, spec=sd, forbidden=forbidden, deals=spec.games, seats=seats, diff=m,
-                          ci_low=lo, ci_high=hi, seconds=time.perf_counter() - t0, notes=notes)
+                          ci_low=lo, ci_high=hi, seconds=time.perf_counter() - t0, notes=notes, rotation=rot)
 
 
 def format_result(r: RestrictResult) -> list[str]:
     """Plain lines for the CLI."""
     what = "; ".join(f"{k} {', '.join(n for _, _, n in v)}" for k, v in r.forbidden.items())
     strat = " vs ".join(r.spec["strategies"])
+    n_deals = -(-r.deals // r.rotation)
+    played = (f"{r.deals:,} deals" if r.rotation <= 1 else
+              f"{r.deals:,} games ({n_deals:,} deals x {r.rotation} seat rotations of the strategies)")
     lines = [f"restricted play: {r.game} ({r.spec['setup']}), {strat}, seed {r.spec['seed']}, "
-             f"{r.deals:,} deals, each played unrestricted and with one seat forbidden: {what}"]
+             f"{played}, each played unrestricted and with one seat forbidden: {what}"]
     for e in r.seats:
         rr = e.rates()
         lines.append(
@@ -260,6 +304,6 @@ def format_result(r: RestrictResult) -> list[str]:
     verdict = ("no clear effect (the interval includes 0)" if not r.significant
                else ("forbidding it clearly hurts" if r.diff < 0 else "forbidding it clearly helps"))
     lines.append(f"pooled over the {len(r.seats)} seats: difference {100 * r.diff:+.2f} points ({100 * r.ci_low:+.2f} to "
-                 f"{100 * r.ci_high:+.2f}, paired 95% interval over {r.deals:,} deals): {verdict}")
+                 f"{100 * r.ci_high:+.2f}, paired 95% interval over {n_deals:,} deals): {verdict}")
     lines += [f"note: {n}" for n in r.notes]
     return lines

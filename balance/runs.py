@@ -9,6 +9,17 @@ so an interrupted run keeps every finished chunk and ``--resume`` completes it
 with records identical to an uninterrupted run: game ``i`` depends only on the
 root seed and ``i``.
 
+Strategies and seats: when the seats play different strategies (names or resolved params differ), every
+deal is played ``L`` times with the strategies rotated over the seats (``L`` = the number of strategy
+slots, :attr:`Prepared.rotation`, written as ``rotation`` in the manifest), so each strategy sits in each
+seat equally, on the same deals: a seat's win rate is then the seat's, not the strategy's that always sat
+there. Game ``g`` is deal ``d = g // L`` (the deal's seed is ``d``) in rotation ``r = g % L``, where seat
+``s`` plays slot ``(s + r) % L``; the records' ``strategy<s>`` columns name the slot actually played. The
+``L`` games of a deal share their deal, so they are not independent: the unit for statistics (a cluster)
+is ``cluster = game // rotation``. With one strategy on every seat (and in the solo games, whose
+GameSpec.extra has ``rotate_strategies: False``) ``rotation`` is 1 and game ``g`` is deal ``g``, as in
+runs made before rotation (manifests without ``rotation`` read as 1: :func:`manifest_rotation`).
+
 Executors: ``local`` (default) runs chunks in a pool of worker processes on this
 machine, each worker writing its own chunk files; ``dask`` sends chunks to a
 dask.distributed cluster (a LocalCluster, or a scheduler's address), whose
@@ -108,9 +119,14 @@ class RunSpec:
 
 
 class Prepared:
-    """A run's game, tables, strategies and params, built once per process."""
+    """A run's game, tables, strategies and params, built once per process.
 
-    def __init__(self, spec: RunSpec):
+    ``rotation``: how many games each deal is played as, with the strategies rotated over the seats (see the
+    module docstring). ``None`` (new runs) takes :meth:`auto_rotation`; a run read back from its manifest passes
+    the manifest's (:func:`manifest_rotation`), so a run made before rotation existed resumes and replays with
+    the records it has."""
+
+    def __init__(self, spec: RunSpec, rotation: int | None = None):
         for mod in spec.plugins:
             registry.load_plugin(mod)
         self.spec = spec
@@ -124,8 +140,38 @@ class Prepared:
         self.strategies = [registry.get_strategy(spec.game, n) for n in spec.strategies]
         self.params = [s.resolve_params(p) for s, p in zip(self.strategies, spec.strategy_params)]
         self.key = root_key(spec.seed)
+        auto = self.auto_rotation()
+        if rotation is None:
+            rotation = auto
+        if int(rotation) not in (1, auto):
+            allowed = " or ".join(str(k) for k in sorted({1, auto}))
+            raise RunError(f"rotation {rotation}: this run's strategies allow {allowed}")
+        self.rotation = int(rotation)
         self._buf = None  # the records buffer of chunk(reuse=True)
+        self._rot_bufs: dict[int, np.ndarray] = {}  # per rotation: the deals' records (chunk(reuse=True))
         self._can_reuse = "out" in inspect.signature(mod.simulate_chunk).parameters
+
+    def auto_rotation(self) -> int:
+        """The number of strategy slots when they differ (by name or resolved params), else 1; always 1 for a
+        game that plays the strategies its own way (``GameSpec.extra["rotate_strategies"]`` False: the solo
+        games alternate their two strategies game by game)."""
+        if not self.game.extra.get("rotate_strategies", True) or len(self.strategies) < 2:
+            return 1
+        first, p0 = self.strategies[0].name, self.params[0]
+        same = all(s.name == first and np.array_equal(p, p0) for s, p in zip(self.strategies, self.params))
+        return 1 if same else len(self.strategies)
+
+    def game_args(self, g: int) -> tuple[int, list, list, int]:
+        """What the game module is given to play game ``g`` of the run alone (``replay``): the deal index, the
+        strategies and params in seat order of that game's rotation, and the rotation ``r`` (seat ``s`` plays
+        slot ``(s + r) % rotation``)."""
+        d, r = divmod(int(g), self.rotation)
+        return d, self.strategies[r:] + self.strategies[:r], self.params[r:] + self.params[:r], r
+
+    def seat_slot(self, g: int, seat: int) -> int:
+        """The strategy slot (index into ``spec.strategies``) that plays ``seat`` in game ``g``; with one slot
+        per seat cycle as the games do (rose duel: seat ``s`` plays slot ``s % len``)."""
+        return (int(seat) + int(g) % self.rotation) % len(self.strategies)
 
     def warm(self, encoder: bool = False) -> float:
         """Compile (or load from the cache) the kernels with one game; return the seconds it took.
@@ -146,14 +192,66 @@ class Prepared:
         benches). A new array for every chunk makes the OS fault in and zero fresh pages as the kernel writes
         them: ~10-15% of a Colosseum random game (games whose ``simulate_chunk`` takes no ``out`` get new
         arrays either way)."""
+        if self.rotation > 1:
+            return self._rotated_chunk(start, count, reuse)
+        return self._deals(start, count, self.strategies, self.params, reuse, None)
+
+    def _deals(self, start: int, count: int, strategies, params, reuse: bool, slot) -> np.ndarray:
+        """Deals ``start .. start+count-1`` played with ``strategies``/``params`` in seat order; ``reuse`` writes
+        into the kept buffer (``slot`` None: the chunk's own, else rotation ``slot``'s)."""
+        buf = self._buf if slot is None else self._rot_bufs.get(slot)
         out = None
-        if reuse and self._can_reuse and self._buf is not None and len(self._buf) >= count:
-            out = self._buf[:count]
-        recs = self.game.module.simulate_chunk(self.tables, self.settings, start, count, self.key, self.strategies,
-                                               self.params, **({} if out is None else {"out": out}))
+        if reuse and self._can_reuse and buf is not None and len(buf) >= count:
+            out = buf[:count]
+        recs = self.game.module.simulate_chunk(self.tables, self.settings, start, count, self.key, strategies,
+                                               params, **({} if out is None else {"out": out}))
         if reuse and self._can_reuse and out is None:
-            self._buf = recs
+            if slot is None:
+                self._buf = recs
+            else:
+                self._rot_bufs[slot] = recs
         return recs
+
+    def _rotated_chunk(self, start: int, count: int, reuse: bool) -> np.ndarray:
+        """Games ``start .. start+count-1`` with rotation ``L``: per rotation ``r`` the deals it needs are played
+        with the strategies shifted by ``r`` (seat ``s`` gets slot ``(s + r) % L``, for the two-seat games'
+        ``strategies[seat]`` and the rose duel's ``strategies[seat % len]`` alike), then the rows are interleaved
+        (game ``d * L + r``), ``game`` set to the game index and ``strategy<k>`` to the slot played."""
+        L = self.rotation
+        end = start + count
+        if count <= 0:
+            return self._deals(start // L, 0, self.strategies, self.params, False, None)
+        out = None
+        for r in range(L):
+            first = start + (r - start) % L  # the chunk's first game of rotation r
+            if first >= end:
+                continue
+            n = (end - 1 - first) // L + 1
+            _, strategies, params, _ = self.game_args(r)
+            recs = self._deals(first // L, n, strategies, params, reuse, r)
+            if out is None:
+                if reuse and self._buf is not None and self._buf.dtype == recs.dtype and len(self._buf) >= count:
+                    out = self._buf[:count]
+                else:
+                    out = np.zeros(count, dtype=recs.dtype)
+                    if reuse:
+                        self._buf = out
+            # slot played = (slot in the shifted list + r) % L; -1 (a seat not in the game: the rose duel with
+            # fewer players) stays -1: a lookup table indexed by value + 1
+            lut = np.array([-1] + [(k + r) % L for k in range(L)])
+            for name in recs.dtype.names:
+                if name.startswith("strategy") and name[8:].isdigit():
+                    recs[name] = lut[recs[name].astype(np.intp) + 1]
+            # whole rows as bytes into every L-th row (a structured strided copy is ~5x slower)
+            size = recs.dtype.itemsize
+            out.view(np.uint8).reshape(count, size)[first - start::L] = recs.view(np.uint8).reshape(n, size)
+        out["game"] = np.arange(start, end, dtype=out["game"].dtype)
+        return out
+
+
+def manifest_rotation(man: dict) -> int:
+    """A run's rotation from its manifest (runs made before rotation existed have no key: 1)."""
+    return int(man.get("rotation", 1))
 
 
 # ----------------------------------------------------------------------------- files
@@ -347,15 +445,15 @@ def _die_with_parent(parent: int) -> None:
         pass
 
 
-def _worker_init(spec_dict: dict, parent: int) -> None:
+def _worker_init(spec_dict: dict, parent: int, rotation: int | None = None) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides; finished chunks are already safe
     _die_with_parent(parent)
     prep = _WORKER.get("prep")
-    if prep is not None and asdict(prep.spec) == spec_dict:
+    if prep is not None and asdict(prep.spec) == spec_dict and rotation in (None, prep.rotation):
         # forked from a parent that already compiled/loaded the kernels: nothing to load again
         _WORKER["warm"] = 0.0
         return
-    _WORKER["prep"] = Prepared(RunSpec(**spec_dict))
+    _WORKER["prep"] = Prepared(RunSpec(**spec_dict), rotation)
     _WORKER["warm"] = _WORKER["prep"].warm(encoder=True)
 
 
@@ -390,6 +488,7 @@ def _new_manifest(spec: RunSpec, prep: Prepared) -> dict:
         "data": {"folder": spec.data_dir or "(packaged)", "hashes": prep.data.hashes, "overrides": spec.overrides,
                  "data_hash": data_hash(prep.data.hashes, spec.overrides)},
         "seed": spec.seed,
+        "rotation": prep.rotation,  # games per deal, strategies rotated over the seats: cluster = game // rotation
         "games": spec.games,
         "chunk_size": spec.chunk_size,
         "n_chunks": len(_plan(spec)),
@@ -421,7 +520,7 @@ def open_or_create(run_dir: Path, spec: RunSpec | None, resume: bool) -> tuple[R
             spec = RunSpec(**man["spec"])
         except TypeError as e:
             raise RunError(f"{run_dir / MANIFEST}: corrupt spec ({e})") from None
-        prep = Prepared(spec)
+        prep = Prepared(spec, manifest_rotation(man))
         if prep.data.hashes != man["data"]["hashes"]:
             changed = sorted(k for k in set(prep.data.hashes) | set(man["data"]["hashes"])
                              if prep.data.hashes.get(k) != man["data"]["hashes"].get(k))
@@ -514,7 +613,7 @@ def _run_locked(run_dir: Path, spec, resume, workers, progress, log, executor, s
 
         try:
             if dask is not None:
-                used = _run_dask(run_dir, spec, todo, dask, finished, _identity(prep))
+                used = _run_dask(run_dir, spec, todo, dask, finished, _identity(prep), prep.rotation)
             elif executor == "dask":
                 used = workers  # nothing was left to compute
             elif workers <= 1 or len(todo) <= 1:
@@ -550,7 +649,7 @@ def _run_pool(run_dir: Path, spec: RunSpec, prep: Prepared, todo, workers: int, 
         prep.warm(encoder=True)
         _WORKER["prep"] = prep
     ex = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_worker_init,
-                             initargs=(asdict(spec), os.getpid()))
+                             initargs=(asdict(spec), os.getpid(), prep.rotation))
     try:
         pending = set()
         queue = list(reversed(todo))
@@ -587,20 +686,21 @@ def _identity(prep: Prepared) -> dict:
     return {"data": dict(prep.data.hashes), "game_version": prep.game.version, "kernels": kernel_fingerprint("*")}
 
 
-def _dask_chunk(spec_dict: dict, start: int, count: int, expect: dict | None = None
+def _dask_chunk(spec_dict: dict, start: int, count: int, expect: dict | None = None, rotation: int | None = None
                 ) -> tuple[bytes, int, float, float]:
     """On a dask worker: simulate one chunk and return it encoded (parquet bytes), its rows, the seconds
     it took and the kernels' compile/load seconds (non-zero once per worker process and spec).
 
     The prepared game is kept per worker process (keyed by the spec), so the Numba cache is loaded once
     per worker, not once per chunk. ``expect`` (the client's :func:`_identity`) is checked once: a worker
-    with other data or code would otherwise write other records into the run without a sign."""
-    key = json.dumps(spec_dict, sort_keys=True)
+    with other data or code would otherwise write other records into the run without a sign. ``rotation``:
+    the run's (:attr:`Prepared.rotation`)."""
+    key = json.dumps([spec_dict, rotation], sort_keys=True)
     warm = 0.0
     prep = _DASK_PREPARED.get(key)
     if prep is None:
         _DASK_PREPARED.clear()  # one spec at a time: a worker serving many runs does not grow
-        prep = Prepared(RunSpec(**spec_dict))
+        prep = Prepared(RunSpec(**spec_dict), rotation)
         if expect is not None:
             mine = _identity(prep)
             differ = [k for k in ("data", "game_version", "kernels") if mine[k] != expect[k]]
@@ -643,7 +743,8 @@ def _dask_client(workers: int, scheduler: str | None):
     return Client(cluster), cluster
 
 
-def _run_dask(run_dir: Path, spec: RunSpec, todo, dask, finished, expect: dict | None = None) -> int:
+def _run_dask(run_dir: Path, spec: RunSpec, todo, dask, finished, expect: dict | None = None,
+              rotation: int | None = None) -> int:
     """Chunks on a dask cluster (``dask``: a client and its LocalCluster or None, which are closed here);
     this process writes each chunk as it arrives. Returns the number of worker threads."""
     client, cluster = dask
@@ -660,7 +761,7 @@ def _run_dask(run_dir: Path, spec: RunSpec, todo, dask, finished, expect: dict |
             idx, start, count = queue.pop()
             # pure=False: a chunk is computed once per submission (the scheduler never reuses another
             # client's result under the same key); retries: a lost worker's chunk is recomputed elsewhere
-            f = client.submit(_dask_chunk, spec_dict, start, count, expect, pure=False, retries=2,
+            f = client.submit(_dask_chunk, spec_dict, start, count, expect, rotation, pure=False, retries=2,
                               key=f"balance-chunk-{idx:05d}-{os.getpid()}-{time.time_ns()}")
             futures[idx] = f
             running.add(f)

@@ -45,8 +45,9 @@ def _prepared(strategies, setup, matchup, games):
     from balance.runs import Prepared, RunSpec
 
     params = [PINNED.get(name, {}) for name in strategies]
+    # rotation 1: seat s plays strategies[s] in every game, as trace_case's kernel call does (a kernel guard)
     return Prepared(RunSpec(game="colosseum", games=games, seed=7, setup=setup, strategies=strategies,
-                            strategy_params=params, matchup=matchup).normalised())
+                            strategy_params=params, matchup=matchup).normalised(), rotation=1)
 
 
 def run_case(strategies, setup, matchup, games, chunk=None):

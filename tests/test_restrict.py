@@ -138,3 +138,56 @@ def test_rose_duel_forbidden_card_never_played():
     assert (used & bit).any() and not (r["used0"].astype(np.uint64) & bit).any()
     p.tables = p.game.module.forbid(p.tables, [{}])
     assert p.chunk(0, 600).tobytes() == base.tobytes()
+
+
+def test_cluster_interval_matches_by_hand():
+    """Rows in clusters (the games of a deal): the ratio estimator with the cluster-robust variance; equal
+    clusters give the plain interval of the cluster means, clusters of one row give mean_ci."""
+    from balance.restrict import cluster_mean_ci
+
+    d = np.array([1, 0, 0, -1, -1, 0, -1, 0, 1, 1], float)
+    pairs = np.arange(10) // 2
+    m, lo, hi = cluster_mean_ci(d, pairs)
+    means = d.reshape(-1, 2).mean(axis=1)
+    se = means.std(ddof=1) / np.sqrt(means.size)
+    assert m == pytest.approx(d.mean()) and lo == pytest.approx(m - 1.959963984540054 * se)
+    assert hi == pytest.approx(m + 1.959963984540054 * se)
+    assert np.allclose(cluster_mean_ci(d, np.arange(10)), mean_ci(d))
+    # unequal clusters (a run cut inside a deal): sum over rows, variance by cluster totals
+    c = np.array([0, 0, 0, 1, 1, 2, 2, 2, 3, 4])
+    m, lo, hi = cluster_mean_ci(d, c)
+    y = np.array([d[c == k].sum() for k in range(5)])
+    n_k = np.bincount(c)
+    var = 5 / 4 * ((y - m * n_k) ** 2).sum() / d.size ** 2
+    assert m == pytest.approx(d.mean()) and hi - m == pytest.approx(1.959963984540054 * np.sqrt(var))
+
+
+def test_rotated_strategies_take_the_deal_as_the_unit(monkeypatch):
+    """Greedy against random: the run rotates the strategies (2 games a deal), spec.games still counts games,
+    and every interval is the cluster one over the deals (game // 2), not the one over the games."""
+    import balance.restrict as R
+
+    seen = []
+    real = R.cluster_mean_ci
+
+    def spy(d, cluster, z=R.Z95):
+        seen.append((d.size, int(cluster.max()) + 1))
+        return real(d, cluster, z)
+
+    monkeypatch.setattr(R, "cluster_mean_ci", spy)
+    res = restrict(RunSpec(game="colosseum", games=801, seed=11, strategies=["greedy", "random"]),
+                   {"card": ["overdrive"]}, workers=1)
+    assert res.rotation == 2 and res.deals == 801 and all(e.deals == 801 for e in res.seats)
+    assert seen == [(801, 401)] * 3  # two seats, then pooled: 801 games in 401 deals (the last one cut)
+    text = "\n".join(R.format_result(res))
+    assert "801 games (401 deals x 2 seat rotations" in text and "interval over 401 deals" in text
+    # the same experiment by hand from the chunks: base and seat-0-restricted winners, clustered by deal
+    p = Prepared(RunSpec(game="colosseum", games=801, seed=11, strategies=["greedy", "random"]).normalised())
+    base = p.chunk(0, 801)
+    cards = [i for i, _, _ in R.resolve("colosseum", p.tables, p.game.module, {"card": ["overdrive"]})["card"]]
+    p.tables = p.game.module.forbid(p.tables, [{"card": cards}, {}])
+    r0 = p.chunk(0, 801)
+    d = (r0["winner"] == 0).astype(float) - (base["winner"] == 0).astype(float)
+    want = real(d, np.arange(801) // 2)
+    e = res.seats[0]
+    assert (e.diff, e.ci_low, e.ci_high) == pytest.approx(want)

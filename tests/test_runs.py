@@ -142,6 +142,23 @@ def test_dask_cluster_gives_the_local_records(game, tmp_path, dask_cluster):
     assert run_frame(d).equals(reference(spec))
 
 
+@pytest.mark.parametrize("game,strategies,opts", [("colosseum", ["reader", "random"], {}),
+                                                   ("rose_duel", ["heuristic", "random", "aggressive"],
+                                                    {"options": {"players": 4}})])
+def test_rotated_strategies_give_the_same_records_on_every_executor(game, strategies, opts, tmp_path,
+                                                                    dask_cluster):
+    """Different strategies are rotated over the seats (2 and 3 games a deal): chunk sizes that cut deals
+    (7, 3, 5 over 41 games), 1 or 2 local workers and the Dask executor all give the one-chunk records."""
+    spec = RunSpec(game=game, games=41, seed=8, strategies=strategies, **opts)
+    ref = reference(spec)
+    for name, chunk, kw in (("w1", 7, {"workers": 1}), ("w2", 3, {"workers": 2}),
+                            ("dask", 5, {"executor": "dask", "scheduler": dask_cluster.scheduler_address})):
+        d = tmp_path / name
+        man = run(d, RunSpec(game=game, games=41, seed=8, strategies=strategies, chunk_size=chunk, **opts), **kw)
+        assert man["rotation"] == len(strategies)
+        assert run_frame(d).equals(ref), name
+
+
 def test_dask_resume_completes_a_local_run(tmp_path, dask_cluster):
     """Executors mix within a run: a run cut short locally completes on Dask with the same records."""
     spec = RunSpec(game="colosseum", games=3000, seed=5, chunk_size=500)

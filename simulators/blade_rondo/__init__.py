@@ -21,7 +21,7 @@ register_game(GameSpec(
     setups=maria.SETUPS,
     default_setup=maria.DEFAULT_SETUP,
     module=maria,
-    extra={"options": maria.SETTINGS_KEYS},
+    extra={"options": maria.SETTINGS_KEYS, "rotate_strategies": False},  # its two strategies alternate by game
 ))
 register_game(GameSpec(
     name=campaign.NAME,
@@ -31,5 +31,5 @@ register_game(GameSpec(
     setups=campaign.SETUPS,
     default_setup=campaign.DEFAULT_SETUP,
     module=campaign,
-    extra={"options": campaign.SETTINGS_KEYS},
+    extra={"options": campaign.SETTINGS_KEYS, "rotate_strategies": False},  # its two strategies alternate by game
 ))

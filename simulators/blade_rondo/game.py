@@ -989,11 +989,15 @@ def describe_events(tables: Tables, m: np.ndarray, names=("P1", "P2"), since: in
     return out
 
 
-def replay(tables: Tables, settings: dict, key: np.ndarray, game: int, strategies, params) -> list[str]:
-    """Game ``game`` of a run, told turn by turn (re-simulated with a trace: same outcome)."""
+def replay(tables: Tables, settings: dict, key: np.ndarray, game: int, strategies, params,
+           names: list[str] | None = None) -> list[str]:
+    """Game ``game`` of a run, told turn by turn (re-simulated with a trace: same outcome).
+
+    ``game`` is the deal and ``strategies`` are in seat order (``balance.runs.Prepared.game_args``); ``names``:
+    a label per seat (the strategy playing it), told first and in the result."""
     m = new_machine(tables, settings, trace_rows=400 * (max_rounds(tables) + 2))
     rec = simulate_chunk(tables, settings, game, 1, key, strategies, params, machine=m)[0]
-    lines = ["Setup:"]
+    lines = ([] if not names else ["Seats: " + ", ".join(f"P{p + 1} {names[p]}" for p in range(2))]) + ["Setup:"]
     last = None
     for turn, txt in describe_events(tables, m):
         started = txt.startswith(("P1's turn", "P2's turn"))
@@ -1002,7 +1006,8 @@ def replay(tables: Tables, settings: dict, key: np.ndarray, game: int, strategie
             last = turn
         lines.append(f"  {txt}")
     end = E.END_NAMES[rec["end_reason"]]
-    res = "draw" if rec["winner"] < 0 else f"P{rec['winner'] + 1} wins"
+    w = int(rec["winner"])
+    res = "draw" if w < 0 else f"P{w + 1}{f' ({names[w]})' if names and w < len(names) else ''} wins"
     lines.append(f"Result: {res} by {end} after {rec['rounds']} turns (life {rec['life0']} : {rec['life1']})")
     return lines
 

@@ -557,11 +557,15 @@ def run_scenario(path: Path) -> list[dict]:
     return rows
 
 
-def replay(tables: Tables, settings: dict, key: np.ndarray, game: int, strategies, params) -> list[str]:
-    """Game ``game`` of a run, told round by round (re-simulated with a trace: same outcome)."""
+def replay(tables: Tables, settings: dict, key: np.ndarray, game: int, strategies, params,
+           names: list[str] | None = None) -> list[str]:
+    """Game ``game`` of a run, told round by round (re-simulated with a trace: same outcome).
+
+    ``game`` is the deal and ``strategies`` are in seat order (``balance.runs.Prepared.game_args``); ``names``:
+    a label per seat (the strategy playing it), told first and in the result."""
     m = new_machine(tables, trace_rows=200 * (int(tables.image[E.RULES_AT + E.R_MAX_ROUNDS]) + 2))
     rec = simulate_chunk(tables, settings, game, 1, key, strategies, params, machine=m)[0]
-    lines = []
+    lines = [] if not names else ["Seats: " + ", ".join(f"P{p + 1} {names[p]}" for p in range(2))]
     last = None
     in_setup = True  # setup events and round 1's share the round index 0: round 1 starts at the first play
     for rnd, txt in describe_events(tables, m):
@@ -573,7 +577,8 @@ def replay(tables: Tables, settings: dict, key: np.ndarray, game: int, strategie
             last = part
         lines.append(f"  {txt}")
     end = E.END_NAMES[rec["end_reason"]]
-    res = "draw" if rec["winner"] < 0 else f"P{rec['winner'] + 1} wins"
+    w = int(rec["winner"])
+    res = "draw" if w < 0 else f"P{w + 1}{f' ({names[w]})' if names and w < len(names) else ''} wins"
     lines.append(f"Result: {res} by {end} after {rec['rounds']} rounds (HP {rec['hp0']} : {rec['hp1']})")
     return lines
 

@@ -95,7 +95,8 @@ def test_replay_tells_the_recorded_game(capsys):
                          "--strategy", "random")
     assert code == 0, err
     last = out.strip().splitlines()[-1]
-    who = "draw" if rec["winner"] < 0 else f"P{rec['winner'] + 1} wins"
+    w = int(rec["winner"])  # game 5: deal 2 with the strategies rotated, the record names who played each seat
+    who = "draw" if w < 0 else f"P{w + 1} ({['greedy', 'random'][rec[f'strategy{w}']]}) wins"
     assert last.startswith(f"Result: {who}") and f"after {rec['rounds']} turns" in last
     assert f"(life {rec['life0']} : {rec['life1']})" in last
     assert out.count("Turn ") >= 1 and "Setup:" in out

@@ -13,8 +13,9 @@ FAST = ("random", "greedy", "aggro", "control")
 
 
 def prep(s0, s1, setup="nt", seed=3, **kw) -> Prepared:
+    """Seat 1 plays s0 and seat 2 s1 in every game (rotation 1: the strategies are not rotated over the seats)."""
     return Prepared(RunSpec(game="blade_rondo", games=1, strategies=[s0, s1], setup=setup, seed=seed, **kw)
-                    .normalised())
+                    .normalised(), rotation=1)
 
 
 def test_expected_strategies_registered():
