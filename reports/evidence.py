@@ -316,7 +316,7 @@ def sentence(f: Finding) -> str:
     elif f.dimension == "meta_game":
         body = f"{f.label}{dag}"
     else:
-        subject = f.label[0].upper() + f.label[1:]
+        subject = "The" + f.label[3:] if f.label.startswith("the ") else f.label
         if f.dimension == "overdrive":
             subject = f"Seats with the {subject}"
         what = "of its seat-games" if f.dimension == "strategy" else "of their games"
