@@ -81,14 +81,17 @@ def _init_pool_worker(base: dict, dims: list, swap: bool):
 
 
 def _task(overrides: tuple, deals: int):
-    """Sums of the tracked dimensions for one variant (the base spec plus ``overrides``) over deals 0..deals-1."""
+    """Sums of the tracked dimensions for one variant (the base spec plus ``overrides``) over deals 0..deals-1
+    (a deal is ``L`` games when the strategies rotate over the seats, ``Prepared.rotation``: one cluster), and
+    ``L``."""
     base = _W["base"]
     spec = replace(base, overrides=list(base.overrides) + list(overrides))
     preps = [Prepared(spec)] + ([Prepared(replace(spec, swap_seats=True))] if _W["swap"] else [])
-    recs = [p.chunk(0, deals) for p in preps]
+    L = drift.rotation(preps[0])
+    recs = [p.chunk(0, deals * L) for p in preps]
     space = rows.RowSpace(preps[0].game.module.labels(preps[0].tables), recs[0].dtype.names, _W["dims"])
-    dense = space.dense(recs, deals)
-    return {d: rows.sums(*m) for d, m in dense.items()}, space.dims
+    dense = space.dense(recs, deals, cluster_size=L)
+    return {d: rows.sums(*m) for d, m in dense.items()}, space.dims, L
 
 
 class Evaluator:
@@ -114,8 +117,8 @@ class Evaluator:
             outs = list(self.pool.map(_task, variants, [deals] * len(variants)))
         else:
             outs = [_task(v, deals) for v in variants]
-        self.games += deals * len(variants) * self.seat_orders
-        return [S.tracked_rows(d, s, deals, self.dims) for s, d in outs]
+        self.games += sum(deals * L for _, _, L in outs) * self.seat_orders
+        return [S.tracked_rows(d, s, deals, self.dims) for s, d, _ in outs]
 
     def close(self):
         if self.pool is not None:

@@ -611,7 +611,8 @@ def _workers(workers):
 @cli.command()
 @click.argument("game")
 @click.option("--games", "n_games", default=None, type=int,
-              help="deals to play (default: the game's gate budget, see balance/drift.py)")
+              help="deals to play, the clusters of the statistics (a deal is L games when the strategies rotate "
+                   "over the seats; default: the game's gate budget, DEFAULT_DEALS in balance/drift.py)")
 @_setup_options
 @click.option("--swap/--no-swap", default=None,
               help="play every deal in both seat orders (default: when the swapped deal is a new game)")
@@ -621,7 +622,8 @@ def _workers(workers):
 @click.option("--out", required=True, type=click.Path(dir_okay=False), help="baseline file, e.g. reports/baselines/NAME.json")
 def baseline(game, n_games, seed, setup, strategy, param, matchup, data, override, plugin, game_set, players, swap,
              workers, chunk, out):
-    """Run GAME and store a drift baseline: settings, a copy of the data, record digests, tracked rows."""
+    """Run GAME and store a drift baseline: settings, a copy of the data, record digests, tracked rows (win rates,
+    usage rates, draw and timeout rates) with the per-deal sums the drift gate's statistics need."""
     from balance import drift
 
     _plugins(plugin)
@@ -648,29 +650,61 @@ def baseline(game, n_games, seed, setup, strategy, param, matchup, data, overrid
 @click.option("--data", default=None, type=click.Path(file_okay=False), help="the data folder to test (default: the packaged data)")
 @click.option("--override", multiple=True, metavar="KEY=VALUE", help="change one data field, e.g. characters.terry.hp=18")
 @click.option("--tolerance", default=100 * 0.01, show_default=True, type=float, metavar="POINTS",
-              help="the shift (percentage points) the gate is built to catch; smaller estimated shifts than half of it "
-                   "never fail")
+              help="the shift (percentage points) the gate is built to catch with >= 80% power (the budgets are "
+                   "sized for it); it is not itself a threshold, see --ignore-below")
+@click.option("--ignore-below", default=None, type=float, metavar="POINTS",
+              help="an estimated shift smaller than this never fails, however significant (default: half the "
+                   "tolerance, 0.5)")
+@click.option("--odds-tolerance", default=2.0, show_default=True, type=float, metavar="RATIO",
+              help="the odds ratio the usage and health rows (rates of an event) are built to catch")
+@click.option("--odds-ignore-below", default=1.5, show_default=True, type=float, metavar="RATIO",
+              help="usage and health rows also fail when Holm rejects and their odds ratio (0.5 added to each "
+                   "count) is beyond this, either way")
 @click.option("--fwer", default=0.05, show_default=True, type=float, help="family-wise error rate over all rows (Holm)")
+@click.option("--seed", default=None, type=int,
+              help="play other deals than the baseline's: a data change is paired on them; unchanged data is "
+                   "compared with the stored numbers (a null check); no exact tier")
+@click.option("--accept-change", multiple=True, metavar="DIM:KEY",
+              help="acknowledge a row that vanished or appeared (a card, Overdrive or character removed or added); "
+                   "repeatable, glob patterns allowed, e.g. 'matchup:terry:*'")
+@click.option("--accept-new-rows", is_flag=True, help="acknowledge every row that appeared (entries added to the data)")
 @click.option("--exact", is_flag=True, help="also fail (exit 1) when the records are not bit-identical (refactors)")
 @click.option("--all", "show_all", is_flag=True, help="list every tested row, not only the moved ones")
 @click.option("--json", "json_out", default=None, type=click.Path(dir_okay=False), help="also write the result as JSON")
 @click.option("--workers", default=None, type=int, help="processes (default: all cores)")
-def drift_cmd(baseline_file, data, override, tolerance, fwer, exact, show_all, json_out, workers):
-    """Re-run a BASELINE's settings on its seeds and compare: exit 0 nothing moved, 1 drift, 2 bad input.
+def drift_cmd(baseline_file, data, override, tolerance, ignore_below, odds_tolerance, odds_ignore_below, fwer, seed,
+              accept_change, accept_new_rows, exact, show_all, json_out, workers):
+    """Re-run a BASELINE's settings on its seeds and compare: exit 0 nothing failed, 1 drift, 2 bad input.
 
     Exact tier: the baseline's own data under this code must give identical records (else: behaviour
     changed, with the rows that moved). Statistical tier: the current data against the baseline, paired on
-    the same deals, every tracked win rate tested at a family-wise error rate (Holm)."""
+    the same deals, every tracked rate tested. The rule: a row fails when Holm's procedure rejects "no
+    shift" (family-wise error --fwer over every tested row) AND its estimated shift is at least
+    --ignore-below (default half the tolerance, 0.5 points); the --tolerance (1 point) is the shift the gate
+    is built to catch with at least 80% power, and a smaller estimated shift than --ignore-below never
+    fails. Rate-of-event rows (usage, draws, timeouts) also fail when Holm rejects and their odds ratio is
+    beyond --odds-ignore-below (1.5x either way; built to catch --odds-tolerance, 2x). A row that vanished
+    or appeared (a data entry removed or added) fails unless acknowledged (--accept-change,
+    --accept-new-rows)."""
     from balance import drift
 
     workers = _workers(workers)
     if not 0 < tolerance < 100:
         raise BalanceError(f"--tolerance is in percentage points, above 0 and below 100; got {tolerance:g}")
+    if ignore_below is not None and not 0 <= ignore_below <= tolerance:
+        raise BalanceError(f"--ignore-below is in percentage points, between 0 and the tolerance ({tolerance:g}); "
+                           f"got {ignore_below:g}")
     doc = drift.load_baseline(Path(baseline_file))
+    rule = drift.Rule(tolerance / 100, None if ignore_below is None else ignore_below / 100, fwer, odds_tolerance,
+                      odds_ignore_below)  # bad values: one line before anything runs
+    drift.parse_accept(accept_change)
     progress, close = _progress(doc["deals"], doc["game"])
     try:
-        res = drift.drift(Path(baseline_file), data=data, overrides=override, tolerance=tolerance / 100, fwer=fwer,
-                          workers=workers, exact=exact, progress=progress)
+        res = drift.drift(Path(baseline_file), data=data, overrides=override, tolerance=rule.tolerance,
+                          fwer=rule.fwer, workers=workers, exact=exact, seed=seed, progress=progress,
+                          ignore_below=rule.ignore_below, odds_tolerance=rule.odds_tolerance,
+                          odds_ignore_below=rule.odds_ignore_below, accept_change=accept_change,
+                          accept_new_rows=accept_new_rows)
     finally:
         close()
     for line in drift.format_result(res, show_all=show_all):

@@ -1,11 +1,18 @@
 """Tracked rows: the per-dimension win rates of ``summary.json``, computed per game from records.
 
 A *row* is one line of a summary dimension (a character, a matchup, an Overdrive, a card "when played",
-a seat, went first / did not, the draw and timeout rates). Each row is a ratio ``wins / seat-games``.
+a seat, went first / did not, the draw and timeout rates). Each row is a ratio ``wins / seat-games``,
+except the ``usage`` rows: per card (and per Overdrive and character where the records name them) the
+share of *all* seat-games in which the seat used (played, picked or was dealt) it, ``used / seat-games``
+(keys ``card:KEY``, ``overdrive:KEY``, ``character:KEY``). A win rate "when played" says nothing about a
+card nobody plays any more; its usage rate does (a card that a data change makes unplayable drops from
+its usage to 0%). The sums below call the numerator ``W`` for every row.
 The drift gate, the sweeps and the auto-balancer need more than the totals: they need each *cluster*'s
-contribution (a game, or one deal played in both seat orders), because clusters are the independent
+contribution (a game, or one deal played in both seat orders, or the ``L`` games of a deal whose
+strategies are rotated over the seats, ``Prepared.rotation``), because clusters are the independent
 units the statistics rest on (see :mod:`balance.stats`). :class:`RowSpace` turns record arrays into
-dense ``n[cluster, row]`` / ``w[cluster, row]`` matrices, one pair per dimension.
+dense ``n[cluster, row]`` / ``w[cluster, row]`` matrices, one pair per dimension; game ``i`` of a records
+array is cluster ``i // cluster_size``.
 
 Row identities are the data's own keys (``terry``, ``terry:elaine``, ``thrust``, ``1`` for seat 1), not
 indices, so two runs on different data (a character added, a card renamed in the display) are matched
@@ -20,10 +27,13 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit
 
-DIMENSIONS = ("seat", "turn_order", "character", "matchup", "overdrive", "card", "health",
+DIMENSIONS = ("seat", "turn_order", "character", "matchup", "overdrive", "card", "usage", "health",
               "seat_by_players", "character_by_players")
+# rows that are a rate of an event rather than a win rate: the drift gate also judges them on the odds scale
+# (a timeout rate from 0% to 0.3% is a new failure mode, however small in points)
+RATE_OF_EVENT = ("usage", "health")
 TITLES = {"seat": "seat", "turn_order": "turn order", "character": "character", "matchup": "matchup",
-          "overdrive": "Overdrive", "card": "card (when played)", "health": "game health",
+          "overdrive": "Overdrive", "card": "card (when played)", "usage": "usage", "health": "game health",
           "seat_by_players": "seat by player count", "character_by_players": "character by player count"}
 
 
@@ -83,6 +93,23 @@ class RowSpace:
         if "used" in self.base and labels.get("card"):
             kk = list(labels.get("card_key") or labels["card"])
             out["card"] = Dim("card", kk, list(labels["card"]), list(prov.get("card", [False] * len(kk))))
+        # usage: per card / Overdrive / character, the seat-games that used (picked, were dealt) it over all
+        # seat-games; (kind, local index) per row, the kind's column and, for cards, the bit of the ``used`` mask
+        self.usage: list[tuple[str, int]] = []
+        uk, un, up = [], [], []
+        for kind, dim_name in (("card", "card"), ("overdrive", "overdrive"), ("character", "character")):
+            if dim_name not in out:
+                continue
+            dim = out[dim_name]
+            for i, (k, n, p) in enumerate(zip(dim.keys, dim.names, dim.provisional)):
+                if not k:
+                    continue
+                self.usage.append((kind, i))
+                uk.append(f"{kind}:{k}")
+                un.append(f"{n} ({kind})")
+                up.append(p)
+        if uk:
+            out["usage"] = Dim("usage", uk, un, up)
         out["health"] = Dim("health", ["draw", "timeout"], ["draw rate", "timeout rate"])
         if by_players and self.has_players:
             ns = range(2, self.seats + 1)
@@ -125,7 +152,10 @@ class RowSpace:
         return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
 
     def contributions(self, recs: np.ndarray):
-        """``{dim: (cluster, local row, win)}`` index arrays for one records array (game i = cluster i)."""
+        """``{dim: (game, local row, win)}`` index arrays for one records array (game i of the array).
+
+        ``usage`` is special: its entries are only the *uses* (win = 1), and every seat-game also counts in
+        the denominator of every usage row (see :meth:`usage_base`)."""
         sg = self._seat_games(recs)
         cl, win = sg["cl"], sg["win"]
         out = {}
@@ -159,6 +189,18 @@ class RowSpace:
                     ws.append(win[hit])
                 out[name] = (np.concatenate(cs), np.concatenate(rs), np.concatenate(ws)) if cs else \
                     (cl[:0], cl[:0], win[:0])
+            elif name == "usage":
+                cs, rs = [], []
+                used = sg["used"].astype(np.uint64) if "used" in sg else None
+                for j, (kind, k) in enumerate(self.usage):
+                    if kind == "card":
+                        hit = ((used >> np.uint64(k)) & np.uint64(1)).astype(bool)
+                    else:
+                        hit = sg["od" if kind == "overdrive" else "char"].astype(np.int64) == k
+                    cs.append(cl[hit])
+                    rs.append(np.full(int(hit.sum()), j, np.int64))
+                c = np.concatenate(cs)
+                out[name] = (c, np.concatenate(rs), np.ones(c.size, bool))
             elif name == "health":
                 g = np.arange(len(recs), dtype=np.int64)
                 draw = recs["winner"] < 0
@@ -174,12 +216,27 @@ class RowSpace:
                 out[name] = (cl[ok], (sg["n_players"][ok] - 2) * nc + c[ok], win[ok])
         return out
 
-    def dense(self, recs_list, clusters: int, index: dict | None = None):
+    def usage_base(self, recs: np.ndarray) -> np.ndarray:
+        """The game of every seat-game (the denominator every usage row shares)."""
+        n = len(recs)
+        idx = np.arange(n, dtype=np.int64)
+        if not self.has_players:
+            return np.tile(idx, self.seats)
+        return np.concatenate([idx[recs["n_players"] > s] for s in range(self.seats)])
+
+    def dense(self, recs_list, clusters: int, index: dict | None = None, cluster_size: int = 1):
         """``{dim: (n, w)}`` int32 matrices ``[clusters, rows]``; every records array in ``recs_list``
-        (one per seat order) has game i in cluster i. ``index[dim] = (map, width)`` re-indexes local rows
-        into a common row space of ``width`` rows (two runs on different data, see :func:`union_space`)."""
+        (one per seat order) has game i in cluster ``i // cluster_size`` (``cluster_size``: the games a
+        deal is played as with the strategies rotated over the seats, ``Prepared.rotation``; the records
+        of a chunk start at a deal's first game). ``index[dim] = (map, width)`` re-indexes local rows into
+        a common row space of ``width`` rows (two runs on different data, see :func:`union_space`)."""
         out = {}
+        L = int(cluster_size)
+        if L < 1:
+            raise ValueError(f"cluster_size must be >= 1, got {cluster_size}")
         for recs in recs_list:
+            if len(recs) > clusters * L:
+                raise ValueError(f"{len(recs)} games do not fit {clusters} clusters of {L}")
             for name, (cl, r, w) in self.contributions(recs).items():
                 if index is not None:
                     m, width = index[name]
@@ -188,7 +245,16 @@ class RowSpace:
                     width = len(self.dims[name].keys)
                 if name not in out:
                     out[name] = (np.zeros((clusters, width), np.int32), np.zeros((clusters, width), np.int32))
-                _accumulate_nb(cl.astype(np.int64), r.astype(np.int64), w.astype(np.int32), *out[name])
+                cl = cl.astype(np.int64) // L if L > 1 else cl.astype(np.int64)
+                if name == "usage":  # every seat-game counts in every usage row's denominator; the uses are wins
+                    n, wins = out[name]
+                    per = np.bincount(self.usage_base(recs) // L, minlength=clusters).astype(np.int32)
+                    # the rows of this records' own space (a row another run's data added gets no seat-games)
+                    cols = np.arange(width) if index is None else index[name][0]
+                    n[:, cols] += per[:, None]
+                    _accumulate_w_nb(cl, r.astype(np.int64), wins)
+                    continue
+                _accumulate_nb(cl, r.astype(np.int64), w.astype(np.int32), *out[name])
         return out
 
 
@@ -234,6 +300,12 @@ def _accumulate_nb(cl, r, w, n, wins):
     for i in range(cl.size):
         n[cl[i], r[i]] += 1
         wins[cl[i], r[i]] += w[i]
+
+
+@njit(cache=True)
+def _accumulate_w_nb(cl, r, wins):
+    for i in range(cl.size):
+        wins[cl[i], r[i]] += 1
 
 
 @njit(cache=True)

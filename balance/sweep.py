@@ -2,10 +2,11 @@
 
 A sweep plays the grid of ``--param KEY=v1,v2,...`` values (the cartesian product of every ``--param``) on
 the *same deals* (one root seed, common random numbers): every grid point is an arm of
-:func:`balance.drift.simulate`, arm 0 being the current data. Each tracked row's win rate is reported per
-point with its game count and Wilson interval, and its shift against the current data with a paired 95%
-interval (the same estimator as the drift gate's statistical tier). Results go to ``sweep.csv`` and one
-figure per parameter (drawn by :mod:`reports.sweep_plot`).
+:func:`balance.drift.simulate`, arm 0 being the current data. ``--games`` counts deals, the clusters of the
+statistics: when the strategies rotate over the seats (``Prepared.rotation``) a deal is ``L`` games. Each
+tracked row's win rate is reported per point with its game count and Wilson interval, and its shift against
+the current data with a paired 95% interval (the same estimator as the drift gate's statistical tier).
+Results go to ``sweep.csv`` and one figure per parameter (drawn by :mod:`reports.sweep_plot`).
 
 Tracked rows: the summary dimensions of :mod:`balance.rows` plus ``meta``, each character's meta-weighted
 win rate (its win rate against the equilibrium mix of the character meta-game, :func:`balance.stats.meta_game`)

@@ -120,3 +120,96 @@ def test_two_sided_p_and_detectable_shift():
 def test_norm_sf_matches_erfc(z):
     assert abs(float(stats.norm_sf(z)) - 0.5 * math.erfc(z / math.sqrt(2))) < 1e-15
     assert abs(stats.norm_ppf(float(1 - stats.norm_sf(z))) - z) < 1e-7
+
+
+# ----------------------------------------------------------------------------- the gate's rule
+def test_odds_ratio_with_continuity_correction():
+    # (wb + .5) / (nb - wb + .5) over (wa + .5) / (na - wa + .5)
+    assert abs(float(stats.odds_ratio(10, 100, 20, 100)) - (20.5 / 80.5) / (10.5 / 90.5)) < 1e-12
+    # a rate of 0 in the baseline still gives a finite ratio, and a large one for a new failure mode
+    r = float(stats.odds_ratio(0, 200_000, 540, 200_000))
+    assert math.isfinite(r) and r > 500
+    assert bool(stats.beyond_ratio(1.5, 1.5)) and bool(stats.beyond_ratio(1 / 1.5, 1.5))
+    assert not bool(stats.beyond_ratio(1.49, 1.5)) and not bool(stats.beyond_ratio(0.67, 1.5))
+    assert not bool(stats.beyond_ratio(float("nan"), 1.5))
+    assert abs(float(stats.odds_of_shift(0.2, 0.1)) - (0.3 / 0.7) / (0.2 / 0.8)) < 1e-12
+    assert float(stats.odds_of_shift(0.95, 0.05)) == math.inf
+
+
+def _rows(dim, old, new):
+    """Per-row sums of one-seat-game clusters (ww = wn = wins, nn = games) for drift.compare."""
+    from balance import rows
+
+    def s(pairs):
+        n = np.array([x[0] for x in pairs], np.int64)
+        w = np.array([x[1] for x in pairs], np.int64)
+        return {"N": n, "W": w, "ww": w.copy(), "wn": w.copy(), "nn": n.copy()}
+
+    keys = [f"r{i}" for i in range(len(old))]
+    return {dim: s(old)}, {dim: s(new)}, {dim: rows.Dim(dim, keys, keys)}
+
+
+@pytest.mark.parametrize("old,new,moves", [
+    ((10_000_000, 5_000_000), (10_000_000, 5_040_000), False),  # a clear 0.4-point shift (z ~ 18) passes
+    ((10_000_000, 5_000_000), (10_000_000, 5_060_000), True),  # a clear 0.6-point shift fails
+    ((1_000, 500), (1_000, 520), False),  # an unclear 2-point shift (z ~ 0.9) passes
+    ((10_000_000, 5_000_000), (10_000_000, 4_940_000), True),  # either direction
+])
+def test_rule_two_thresholds(old, new, moves):
+    """The rule: Holm rejects "no shift" AND |estimated shift| >= --ignore-below (default half the 1-point
+    tolerance)."""
+    from balance import drift
+
+    a, b, dims = _rows("character", [old], [new])
+    (r,) = drift.compare(a, b, dims)
+    assert r.tested and r.moved is moves  # a bool for the JSON
+    if abs(r.shift) < 0.005 and r.p_holm < 1e-10:
+        assert r.why == "below ignore-below"  # significant, and too small to matter
+
+
+def test_rule_ignore_below_is_an_option_and_zero_means_significance_only():
+    from balance import drift
+
+    a, b, dims = _rows("character", [(10_000_000, 5_000_000)], [(10_000_000, 5_040_000)])
+    assert drift.compare(a, b, dims, rule=drift.Rule(ignore_below=0.0))[0].moved
+    assert not drift.compare(a, b, dims, rule=drift.Rule(tolerance=0.02))[0].moved  # half of 2 points: 1 point
+    a, b, dims = _rows("character", [(10_000_000, 5_000_000)], [(10_000_000, 5_060_000)])
+    assert not drift.compare(a, b, dims, rule=drift.Rule(ignore_below=0.007))[0].moved
+
+
+@pytest.mark.parametrize("kw,needle", [
+    ({"tolerance": 0.0}, "--tolerance"), ({"ignore_below": 0.02}, "--ignore-below"),
+    ({"ignore_below": -0.001}, "--ignore-below"), ({"fwer": 1.0}, "--fwer"),
+    ({"odds_tolerance": 1.0}, "--odds-tolerance"), ({"odds_ignore_below": 3.0}, "--odds-ignore-below"),
+    ({"odds_ignore_below": 0.9}, "--odds-ignore-below"),
+])
+def test_rule_refuses_bad_thresholds(kw, needle):
+    from balance import drift
+    from balance.errors import BalanceError
+
+    with pytest.raises(BalanceError, match=needle):
+        drift.Rule(**kw)
+
+
+def test_rare_events_judged_on_the_odds_scale():
+    """Timeouts 0% -> 0.27% of 200,000 games fail (0.27 points, below the 0.5-point threshold, but a new
+    failure mode: odds ratio in the hundreds); draws 5.0% -> 5.2% pass (0.2 points, odds x1.04). The same
+    0% -> 0.27% move of a win-rate row (not a rate of an event) passes: the odds rule is for usage and health."""
+    from balance import drift
+
+    n = 200_000
+    a, b, dims = _rows("health", [(n, 10_000), (n, 0)], [(n, 10_400), (n, 540)])
+    draw, timeout = drift.compare(a, b, dims)
+    assert timeout.event and timeout.tested and timeout.moved and timeout.why == "odds"
+    assert timeout.p_holm < 1e-100 and timeout.odds_ratio > 500
+    assert draw.event and not draw.moved and abs(draw.odds_ratio - 1.04) < 0.01
+    a, b, dims = _rows("card", [(n, 10_000), (n, 0)], [(n, 10_400), (n, 540)])
+    assert not any(r.moved for r in drift.compare(a, b, dims))
+    # a usage row that halves (10% -> 5% of seat-games: 5 points) fails by either measure
+    a, b, dims = _rows("usage", [(n, 20_000)], [(n, 10_000)])
+    (u,) = drift.compare(a, b, dims)
+    assert u.moved and u.why == "shift+odds"
+    # the odds threshold is an option: at 1500x the timeout row (x1084) passes
+    a, b, dims = _rows("health", [(n, 0)], [(n, 540)])
+    rule = drift.Rule(odds_tolerance=2000.0, odds_ignore_below=1500.0)
+    assert not drift.compare(a, b, dims, rule=rule)[0].moved
