@@ -60,11 +60,20 @@ class Run:
 
         return summarise(self.path, self.labels, self.labels["end_reason"].index("timeout"))
 
-    def report(self, out: str | Path | None = None) -> dict:
-        """Write report.html, summary.json, figures/ and tables/ (default: beside the run); return the summary."""
+    def report(self, out: str | Path | None = None, min_effect: float | None = None, alpha: float | None = None,
+               causal_deals: int | None = None) -> dict:
+        """Write report.html, summary.json, figures/ and tables/ (default: beside the run); return the summary.
+
+        As ``balance report``: ``min_effect`` (a fraction: 0.02 is 2 points) and ``alpha`` judge the findings;
+        ``causal_deals`` deals of restricted play value the ranked cards (0: none)."""
+        from balance import causal, findings
         from reports.report import build
 
-        return build(self.path, Path(out) if out else None)
+        deals = causal.DEFAULT_DEALS if causal_deals is None else causal_deals
+        return build(self.path, Path(out) if out else None,
+                     min_effect=findings.DEFAULT_MIN_EFFECT if min_effect is None else min_effect,
+                     alpha=findings.DEFAULT_ALPHA if alpha is None else alpha,
+                     card_values=causal.for_run(self.path, deals))
 
 
 def load_run(path: str | Path) -> Run:
@@ -90,6 +99,7 @@ def simulate(game: str, games: int, seed: int = 1, out: str | Path | None = None
     return Run(out)
 
 
-def report(run_dir: str | Path, out: str | Path | None = None) -> dict:
-    """Aggregate a run folder and write report.html, summary.json, figures/ and tables/."""
-    return Run(run_dir).report(out)
+def report(run_dir: str | Path, out: str | Path | None = None, **findings) -> dict:
+    """Aggregate a run folder and write report.html, summary.json, figures/ and tables/ (``findings``: the
+    settings of :meth:`Run.report`)."""
+    return Run(run_dir).report(out, **findings)

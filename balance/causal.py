@@ -130,3 +130,17 @@ def cached_card_values(run_dir: Path, spec: RunSpec, cards: list[int], deals: in
     except OSError:
         pass  # a read-only run folder: the report still gets the values
     return doc
+
+
+def for_run(run_dir: Path, deals: int = DEFAULT_DEALS):
+    """The ``card_values`` callback ``reports.report.build`` takes for ``run_dir``: restricted play on at most
+    ``deals`` of the run's deals (no more than the run has), cached in the run folder; None when ``deals`` is 0."""
+    from functools import partial
+
+    from balance.runs import manifest_rotation, read_manifest
+
+    if deals <= 0:
+        return None
+    man = read_manifest(Path(run_dir))
+    run_deals = max(1, int(man["games"]) // manifest_rotation(man))
+    return partial(cached_card_values, Path(run_dir), RunSpec(**man["spec"]), deals=min(int(deals), run_deals))

@@ -259,21 +259,14 @@ def report(run_dir, out, min_effect, alpha, causal_deals):
 
 
 def _report(run_dir, out, min_effect=None, alpha=None, causal_deals=None) -> None:
-    from functools import partial
-
     from balance import causal, findings
-    from balance.runs import RunSpec, read_manifest
+    from balance.runs import read_manifest
     from reports.report import build
 
     min_effect = findings.DEFAULT_MIN_EFFECT if min_effect is None else min_effect
     alpha = findings.DEFAULT_ALPHA if alpha is None else alpha
-    deals = causal.DEFAULT_DEALS if causal_deals is None else causal_deals
-    card_values = None
-    if deals > 0:
-        man = read_manifest(Path(run_dir))
-        spec = RunSpec(**man["spec"])
-        runs_deals = max(1, man["games"] // int(man.get("rotation", 1)))
-        card_values = partial(causal.cached_card_values, Path(run_dir), spec, deals=min(deals, runs_deals))
+    read_manifest(Path(run_dir))  # a missing or corrupt run folder: one line, before anything else
+    card_values = causal.for_run(Path(run_dir), causal.DEFAULT_DEALS if causal_deals is None else causal_deals)
     s = build(Path(run_dir), Path(out) if out else None, min_effect=min_effect, alpha=alpha, card_values=card_values)
     dest = Path(out) if out else Path(run_dir) / "report"
     a = s["assessment"]

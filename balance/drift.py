@@ -68,7 +68,7 @@ from typing import Callable
 
 import numpy as np
 
-from balance import registry, rows, stats
+from balance import findings, registry, rows, stats
 from balance.errors import BalanceError
 from balance.runs import Prepared, RunSpec
 
@@ -480,6 +480,8 @@ class RowResult:
     odds_ratio: float = float("nan")  # new odds / old odds, 0.5 added to each count
     detectable_odds: float = float("nan")  # the odds ratio (upwards) detectable with POWER, event rows
     why: str = ""  # "shift", "odds" or "shift+odds" when moved; else why it passed ("below ignore-below", ...)
+    by_shift: bool = False  # the shift reaches --ignore-below
+    by_odds: bool = False  # an event row's odds ratio is beyond --odds-ignore-below
 
     @property
     def old_rate(self):
@@ -522,19 +524,26 @@ def compare(old: dict, new: dict, dims: dict, cross: dict | None = None, cluster
             out.append(r)
     tested = [r for r in out if r.tested]
     if tested:
-        reject, adj = stats.holm([r.p for r in tested], rule.fwer)
+        # the decision is the findings engine's (one engine for reports and CI): Holm over the tested rows, a
+        # finding when the adjusted p is at most fwer and the shift reaches ignore-below (or the odds rule)
         det = stats.detectable_shift([r.se for r in tested], rule.fwer, POWER, len(tested))
-        for r, rej, pa, dd in zip(tested, reject, adj, det):
-            r.p_holm = float(pa)
+        tests = []
+        for r, dd in zip(tested, det):
             r.detectable = float(dd)
-            by_shift = bool(abs(r.shift) >= rule.ignore_below)
-            by_odds = bool(r.event and stats.beyond_ratio(r.odds_ratio, rule.odds_ignore_below))
+            r.by_shift = bool(abs(r.shift) >= rule.ignore_below)
+            r.by_odds = bool(r.event and stats.beyond_ratio(r.odds_ratio, rule.odds_ignore_below))
             if r.event:
                 r.detectable_odds = float(stats.odds_of_shift(r.old_rate, r.detectable))
-            r.moved = bool(rej) and (by_shift or by_odds)
+            tests.append(findings.Test(r.dim, [r.key], r.name, r.new[0], r.new_rate, r.old_rate, r.se, "causal",
+                                       r.provisional, "the baseline's rate", p=r.p, shrink=False,
+                                       effect_ok=r.by_odds))
+        judged = findings.assess(tests, rule.ignore_below, rule.fwer)
+        for r, f in zip(tested, judged.findings):
+            r.p_holm = f.p_adjusted
+            r.moved = f.verdict == "difference"
             if r.moved:
-                r.why = "+".join(w for w, ok in (("shift", by_shift), ("odds", by_odds)) if ok)
-            elif rej:
+                r.why = "+".join(w for w, ok in (("shift", r.by_shift), ("odds", r.by_odds)) if ok)
+            elif f.p_adjusted <= rule.fwer:
                 r.why = "below ignore-below" + (" and odds inside" if r.event else "")
             else:
                 r.why = "not significant"

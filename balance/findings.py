@@ -69,6 +69,7 @@ class Test:
     why: str = ""  # the evidence's reason, in words ("characters dealt at random")
     p: float | None = None
     shrink: bool = True
+    effect_ok: bool = False  # another scale the caller judged large enough (the drift gate's odds ratio)
     unit: str = "rate"  # "rate": estimate/reference are rates; "value": a difference in points (cards)
     extra: dict = field(default_factory=dict)  # dimension-specific figures for the sentence (wins, games, ...)
 
@@ -202,12 +203,16 @@ def games_to_settle(n: int, se: float, margin: float, alpha: float = DEFAULT_ALP
 def assess(tests: list[Test], min_effect: float = DEFAULT_MIN_EFFECT, alpha: float = DEFAULT_ALPHA,
            text=None) -> Assessment:
     """Judge ``tests`` as one family: Holm over every row, shrinkage within each dimension, the minimum
-    effect, the equivalence test. ``text(finding) -> str`` writes each finding's sentence (see
-    ``reports/evidence.py``); without it :func:`sentence` does."""
+    effect, the equivalence test. A row is a ``difference`` when its Holm-adjusted p is at most ``alpha`` and
+    its (shrunk) effect reaches ``min_effect`` or the caller judged it large on another scale
+    (``Test.effect_ok``). The drift gate uses the same decision with no shrinkage (``shrink=False``: one
+    changed row among many unchanged ones must not be shrunk away) and its ``--ignore-below`` as the minimum
+    effect. ``text(finding) -> str`` writes each finding's sentence (see ``reports/evidence.py``); without it
+    :func:`sentence` does."""
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must lie between 0 and 1, got {alpha}")
-    if not 0 < min_effect < 1:
-        raise ValueError(f"min_effect must lie between 0 and 1 (a fraction: 0.02 is 2 points), got {min_effect}")
+    if not 0 <= min_effect < 1:
+        raise ValueError(f"min_effect must lie in [0, 1) (a fraction: 0.02 is 2 points), got {min_effect}")
     m = len(tests)
     if m == 0:
         return Assessment([], min_effect, alpha)
@@ -232,7 +237,7 @@ def assess(tests: list[Test], min_effect: float = DEFAULT_MIN_EFFECT, alpha: flo
     z = stats.Z95
     out = []
     for i, t in enumerate(tests):
-        if p_adj[i] <= alpha and abs(shrunk[i]) >= min_effect:
+        if p_adj[i] <= alpha and (abs(shrunk[i]) >= min_effect or t.effect_ok):
             verdict = "difference"
         elif peq_adj[i] <= alpha:
             verdict = "settled"

@@ -21,13 +21,14 @@ import polars as pl
 
 from balance.stats import fmt_rate
 from reports import aggregate, html
-from reports.figures import _finish, _label, rate_bars
+from reports.figures import _finish, _label, points_axis, rate_bars
 
 FIRST_TEST_GAMES = 20_000  # per strategy, for the first-test table of a Maria run
 PROV_NOTE = ("† marks a provisional row: the opponent's cards (Maria's deck, the Ideas) are not public and are "
              "designs (RULINGS.md, Solo modes), so every rate against them is provisional; a card row is marked "
              "when the card's own text is provisional.")
 WITH_EXCEPTION, WITHOUT_EXCEPTION = "with the exception (rulebook)", "without it"
+SETUP_NAMES = {0: "dealt hand", 1: "first-test hand", 2: "given hand"}  # the records' ``setup`` code
 
 
 def _rate(df: pl.DataFrame, wins="wins", games="games", prefix="") -> pl.DataFrame:
@@ -84,6 +85,7 @@ def _diff_figure(df: pl.DataFrame, title: str, xlabel: str, reading: str):
     se = np.sqrt(p1 * (1 - p1) / np.maximum(n1, 1) + p2 * (1 - p2) / np.maximum(n2, 1))
     ax.errorbar(d["difference"].to_numpy(), y, xerr=1.96 * se, fmt="o", capsize=3)
     ax.axvline(0, color="grey", ls="--", lw=0.8)
+    points_axis(ax, "x")
     ax.set_yticks(y, [_label(a, b) for a, b in zip(d["name"].to_list(), d["provisional"].to_list())], fontsize=8)
     ax.set_xlabel(xlabel)
     ax.set_title(title)
@@ -130,36 +132,42 @@ def maria_report(run_dir: Path, tables, frames: dict, spec) -> dict:
     setups = _rate(lf.group_by("setup").agg(pl.len().alias("games"), win.sum().alias("wins")).sort("setup").collect())
     first = first_test_table(tables, spec)
     R = html.rows
+    # the report shows these as Notes (descriptive, not tested): each says what kind of evidence it is
     findings = []
     for r in per_strategy.iter_rows(named=True):
         findings.append(f"Against Maria{'†' if r['provisional'] else ''}, {r['name']} wins "
-                        f"{fmt_rate(r['wins'], r['games'])}.")
+                        f"{fmt_rate(r['wins'], r['games'])} (a count of this run's games).")
     for name in dict.fromkeys(first["name"].to_list()):
         w, wo = (first.filter((pl.col("name") == name) & (pl.col("first_turn") == x)).row(0, named=True)
                  for x in (WITH_EXCEPTION, WITHOUT_EXCEPTION))
         findings.append(f"The first-test hand ({name}) wins {100 * w['win_rate']:.1f}% "
-                        f"({100 * w['ci_low']:.1f}-{100 * w['ci_high']:.1f}, n={w['games']:,}) with Maria's first-turn "
-                        f"exception, {100 * wo['win_rate']:.1f}% ({100 * wo['ci_low']:.1f}-{100 * wo['ci_high']:.1f}) "
-                        f"without it.")
+                        f"({100 * w['ci_low']:.1f}-{100 * w['ci_high']:.1f}%, n={w['games']:,}) with Maria's "
+                        f"first-turn exception, {100 * wo['win_rate']:.1f}% ({100 * wo['ci_low']:.1f}-"
+                        f"{100 * wo['ci_high']:.1f}%) without it (an experiment played for this report: the same "
+                        f"seeds with the rule on and off).")
     if per_card.height:
         clear = per_card.filter(~pl.col("insufficient") & ~pl.col("without_insufficient")
                                 & ((pl.col("ci_low") > pl.col("without_ci_high"))
                                    | (pl.col("ci_high") < pl.col("without_ci_low")))).sort("difference")
-        for r in list(clear.head(2).iter_rows(named=True)) + list(clear.tail(2).iter_rows(named=True))[::-1]:
+        picked = list(clear.head(2).iter_rows(named=True)) + list(clear.tail(2).iter_rows(named=True))[::-1]
+        for r in {r["bit"]: r for r in picked}.values():  # fewer than 4 clear cards: each once
             findings.append(f"With {r['name']}{'†' if r['provisional'] else ''} in hand the player wins "
-                            f"{fmt_rate(r['wins'], r['games'])} against {fmt_rate(r['wins_without'], r['games_without'])} "
-                            f"without it.")
+                            f"{fmt_rate(r['wins'], r['games'])} against "
+                            f"{fmt_rate(r['wins_without'], r['games_without'])} without it (correlational: the "
+                            f"strategy keeps the hand it drafts, so the card may ride along with what wins, not "
+                            f"cause it).")
     card_cols = [("card", "name"), ("games in hand", "games"), ("win rate in hand (95% CI)", "rate"),
                  ("games without", "games_without"), ("win rate without (95% CI)", "rate:without_"),
                  ("difference", "difference")]
     figs = [("maria_strategies", rate_bars(per_strategy, "The player's win rate against Maria, per strategy",
-                                           "Bars: win rate; whiskers: 95% Wilson interval."),
+                                           "Bars: win rate; whiskers: 95% Wilson interval. A solo game has no fair "
+                                           "share to compare with: the opponent is the rules."),
              "win rate per strategy", "Maria: per strategy",
              html.table(R(per_strategy), [("strategy", "name"), ("games", "games"), ("wins", "wins"),
                                           ("win rate (95% CI)", "rate")]))]
     if per_card.height:
         figs.append(("maria_cards", _diff_figure(per_card, "Cards in hand against Maria",
-                                                 "win rate with the card - without it (95% CI)",
+                                                 "win rate with the card - without it (percentage points, 95% CI)",
                                                  "Right of zero: hands holding the card won more (correlation: a "
                                                  "drafted hand is chosen, not random)."),
                      "card in hand", "Maria: per card in hand", html.table(R(per_card.sort("difference")), card_cols)))
@@ -169,14 +177,17 @@ def maria_report(run_dir: Path, tables, frames: dict, spec) -> dict:
             ("win rate (95% CI)", "rate"), ("mean turns", "mean_turns")])
          + "<p class='reading'>Played through the engine for this report (the rulebook's 7 cards), "
            f"{FIRST_TEST_GAMES:,} games per row, seed {spec.seed}. {PROV_NOTE}</p>"),
-        ("Maria: per setup in this run", html.table(R(setups), [("setup (0 deal, 1 first test, 2 given)", "setup"),
-                                                                ("games", "games"), ("win rate (95% CI)", "rate")])),
+        ("Maria: per setup in this run", html.table(R(setups.with_columns(
+            pl.col("setup").replace_strict(SETUP_NAMES, return_dtype=pl.String, default="?").alias("setup_name"))),
+            [("setup", "setup_name"), ("games", "games"), ("win rate (95% CI)", "rate")])),
     ]
     if per_maria.height:
         sections.append(("Maria's cards: the player's win rate when she drew them", html.table(
             R(per_maria), [("Maria's card", "name"), ("games drawn", "games"), ("player wins (95% CI)", "rate"),
                            ("games not drawn", "games_without"), ("player wins (95% CI)", "rate:without_"),
-                           ("difference", "difference")])))
+                           ("difference", "difference")])
+            + "<p class='reading'>Correlational: Maria draws more of her deck in longer games, so a card she drew "
+              "often marks a long game rather than causing the result.</p>"))
     summary = {"per_strategy": per_strategy.to_dicts(), "per_card_in_hand": per_card.to_dicts(),
                "first_test": first.to_dicts(), "maria_cards": per_maria.to_dicts(), "per_setup": setups.to_dicts()}
     return {"figures": figs, "sections": sections, "findings": findings, "summary": summary}
@@ -227,27 +238,36 @@ def campaign_report(run_dir: Path, tables, frames: dict, spec) -> dict:
     per_amulet = _per_bit(lf, "amulets_used", len(am_names), clear, am_names,
                           [bool(tables.cards[n]["provisional"]) for n in info.amulets])
     R = html.rows
+    # shown as Notes (descriptive, not tested): each says what kind of evidence it is
     findings = []
     for r in per_strategy.iter_rows(named=True):
         findings.append(f"{r['name']} clears the campaign in {fmt_rate(r['wins'], r['games'], 2)}"
-                        f"{' (against provisional Ideas†)' if r['provisional'] else ''}.")
+                        f"{' (against provisional Ideas†)' if r['provisional'] else ''} (a count of this run's "
+                        f"campaigns).")
     hard = per_battle.filter(~pl.col("insufficient")).sort("win_rate", descending=True)
     if hard.height:
         r = hard.row(0, named=True)
         findings.append(f"Battle {r['battle']} (LEVEL {r['level']}) ends {fmt_rate(r['wins'], r['games'])} of the "
-                        f"campaigns that reach it.")
+                        f"campaigns that reach it (descriptive: the campaigns reaching a later battle are the ones "
+                        f"that survived the earlier ones).")
     hi = per_idea.filter(~pl.col("insufficient")).sort("win_rate", descending=True)
     if hi.height:
         r = hi.row(0, named=True)
         findings.append(f"The deadliest Idea is {r['name']}{'†' if r['provisional'] else ''} (LEVEL {r['level']}): "
-                        f"it wins {fmt_rate(r['wins'], r['games'])} of the battles against it.")
+                        f"it wins {fmt_rate(r['wins'], r['games'])} of the battles against it (a count of the "
+                        f"battles fought; a battle's Idea is drawn at random from its level, so it compares fairly "
+                        f"with the Ideas of its level, not with other levels').")
     idea_fig = rate_bars(per_idea.with_columns((pl.col("name") + " (L" + pl.col("level").cast(pl.String) + ")")
                                                .alias("label")),
                          "Defeat rate per Idea (battles lost of battles fought)",
-                         "A bar is the share of battles against that Idea the player lost; whiskers 95% Wilson.",
-                         label_col="label")
+                         "A bar is the share of battles against that Idea the player lost; whiskers 95% Wilson. "
+                         "Ideas of one level are drawn at random for its battles, so they compare with each other; "
+                         "a later level meets the players that survived.",
+                         label_col="label", xlabel="defeat rate")
     figs = [("campaign_strategies", rate_bars(per_strategy, "Campaign clear rate per strategy",
-                                              "Clear: five battles won in a row; whiskers 95% Wilson."),
+                                              "Clear: five battles won in a row; whiskers 95% Wilson. A solo game "
+                                              "has no fair share to compare with: the opponent is the rules.",
+                                              xlabel="clear rate"),
              "clear rate per strategy", "Campaign: per strategy",
              html.table(R(per_strategy), [("strategy", "name"), ("campaigns", "games"), ("cleared", "wins"),
                                           ("clear rate (95% CI)", "rate")])),
@@ -257,7 +277,7 @@ def campaign_report(run_dir: Path, tables, frames: dict, spec) -> dict:
                                       ("mean turns", "mean_turns")]))]
     if per_card.height:
         figs.append(("campaign_cards", _diff_figure(per_card, "Cards kept at the start and the clear rate",
-                                                    "clear rate with the card kept - without it (95% CI)",
+                                                    "clear rate with the card kept - without it (points, 95% CI)",
                                                     "The 4 cards are kept of 10 by the strategy: a correlation."),
                      "card kept at the start", "Campaign: per card kept at the start",
                      html.table(R(per_card.sort("difference")), [

@@ -37,35 +37,101 @@ def _img(png: bytes, alt: str) -> str:
     return f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{base64.b64encode(png).decode()}">'
 
 
-def pct(x) -> str:
-    return "" if x is None else f"{100 * x:.1f}%"
+MISSING = "\u2014"  # an em dash: a cell with no value (never "nan", "None" or blank)
+NO_GAMES = "no games"
+
+
+def _missing(x) -> bool:
+    return x is None or (isinstance(x, float) and x != x)
+
+
+def pct(x, digits: int = 1) -> str:
+    """A rate as a percentage (``0.1234`` -> ``12.3%``); a missing value (None, NaN) as a dash."""
+    return MISSING if _missing(x) else f"{100 * x:.{digits}f}%"
+
+
+def points(x, digits: int = 1) -> str:
+    """A difference of two rates in percentage points, signed (``0.031`` -> ``+3.1 points``)."""
+    return MISSING if _missing(x) else f"{100 * x:+.{digits}f} points"
+
+
+def seat(s) -> str:
+    """A seat as the replays name it: seat 0 is ``P1``."""
+    return MISSING if _missing(s) else f"P{int(s) + 1}"
+
+
+def count(n) -> str:
+    return MISSING if _missing(n) else f"{int(n):,}"
+
+
+def number(x, digits: int = 2) -> str:
+    return MISSING if _missing(x) else f"{x:,.{digits}f}"
 
 
 def rate_cell(row: dict, prefix: str = "") -> str:
+    """A rate with its 95% interval; ``no games`` when the rate has no games (its value is missing), ``insufficient
+    data`` when it has fewer than ``aggregate.MIN_GAMES``."""
+    if _missing(row.get(prefix + "win_rate")):
+        return NO_GAMES
     if row.get(f"{prefix}insufficient"):
         return "insufficient data"
     return (f"{pct(row[prefix + 'win_rate'])} ({pct(row[prefix + 'ci_low'])}&ndash;{pct(row[prefix + 'ci_high'])})")
 
 
-def table(rows: list[dict], cols: list[tuple[str, str]]) -> str:
-    """``cols``: (header, key) where key is a column, or 'rate' / 'rate:<prefix>' for a rate with interval."""
-    head = "".join(f"<th>{html.escape(h)}</th>" for h, _ in cols)
+# how a cell is written: table(..., cols=[(header, key, fmt)]); without a fmt, :func:`infer` picks one by key and value
+FORMATS = {"pct": pct, "points": points, "seat": seat, "count": count, "number": number,
+           "number1": lambda x: number(x, 1), "number0": lambda x: number(x, 0),
+           "yes/no": lambda b: MISSING if b is None else ("yes" if b else "no")}
+RATE_WORDS = ("rate", "share", "weight", "exact_", "sim_")
+POINT_WORDS = ("difference", "improvement")
+
+
+def infer(key: str, value) -> str | None:
+    """The format of a cell by its column and value: a ``seat`` is named P1.., integers are counts, a float whose
+    key names a rate or share (``play_rate``, ``exact_hit``) a percentage, a difference of rates (``difference``,
+    ``improvement_*``) signed points, any other float a number with 2 decimals."""
+    if key == "seat" or key.endswith("_seat"):
+        return "seat"
+    if isinstance(value, bool):
+        return "yes/no"
+    if isinstance(value, int):
+        return "count"
+    if isinstance(value, float) or value is None:
+        if any(w in key for w in POINT_WORDS):
+            return "points"
+        if any(w in key for w in RATE_WORDS):
+            return "pct"
+        return "number"
+    return None
+
+
+def cell(value, key: str = "", fmt: str | None = None) -> str:
+    """One cell's text (escaped): ``fmt`` from :data:`FORMATS` or inferred (:func:`infer`); a missing value, an
+    empty string or a NaN is a dash."""
+    fmt = fmt or infer(key, value)
+    if fmt is not None and fmt in FORMATS:
+        return FORMATS[fmt](value)
+    if _missing(value) or value == "":
+        return MISSING
+    return html.escape(str(value))
+
+
+def table(rows: list[dict], cols: list[tuple]) -> str:
+    """``cols``: (header, key) or (header, key, fmt), where key is a column, or 'rate' / 'rate:<prefix>' for a rate
+    with its interval. Rates are written as percentages, counts with thousands separators, seats as P1..,
+    and a missing value as a dash (:func:`cell`): never "nan", "None" or a blank cell."""
+    head = "".join(f"<th>{html.escape(c[0])}</th>" for c in cols)
     body = []
     for r in rows:
         cells = []
-        for _, k in cols:
+        for c in cols:
+            k, fmt = c[1], (c[2] if len(c) > 2 else None)
             if k.startswith("rate"):
                 cells.append(rate_cell(r, k.split(":")[1] if ":" in k else ""))
             elif k in ("name", "option") and r.get("provisional"):
-                cells.append(f'{html.escape(str(r[k]))}<span class="prov">{PROV}</span>')
+                cells.append(f'{cell(r.get(k), k, fmt)}<span class="prov">{PROV}</span>')
             else:
-                v = r.get(k)
-                if isinstance(v, float):
-                    cells.append(f"{v:.3f}")
-                elif isinstance(v, int):
-                    cells.append(f"{v:,}")
-                else:
-                    cells.append(html.escape(str(v)))
+                cells.append(cell(r.get(k), k, fmt))
         body.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
     return f"<table><tr>{head}</tr>{''.join(body)}</table>"
 

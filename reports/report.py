@@ -13,7 +13,7 @@ import polars as pl
 from balance import causal, findings, registry
 from balance.runs import RunSpec, is_complete, read_manifest
 from balance.stats import fmt_rate
-from reports import aggregate, evidence, figures, html
+from reports import aggregate, drafts, evidence, figures, html
 
 DIMENSIONS = ("character", "matchup", "matchup_by_seat", "overdrive", "meta_game", "deck_meta_game", "card", "seat", "seat_by_length",
               "turn_order", "turn_order_by_length", "solo_clear", "solo_battles")
@@ -170,19 +170,31 @@ TITLES = {"seat": "seats", "turn_order": "turn order", "character": "characters"
 
 
 def _matchup_split_table(t: dict[str, pl.DataFrame]) -> str:
-    """The matchups with both seat orders pooled and split (the row character in seat 1, in seat 2)."""
+    """The matchups with both seat orders pooled and split (the row character as P1, as P2), beside the matchup's
+    fair rate (half of its decisive games: a duel has two sides), most winning first."""
     if "matchup_by_seat" not in t:
         return ""
-    m = t["matchup"]
+    m = _with_edge(t["matchup"])
     for s in (0, 1):
         part = t["matchup_by_seat"].filter(pl.col("seat") == s).select(
             "char", "opp_char", *(pl.col(c).alias(f"s{s}_{c}") for c in ("games", "win_rate", "ci_low", "ci_high",
                                                                         "insufficient")))
         m = m.join(part, on=["char", "opp_char"], how="left", maintain_order="left")
     cols = [("character", "name"), ("opponent", "opponent"), ("games", "games"), ("win rate, pooled (95% CI)", "rate"),
-            ("in seat 1: games", "s0_games"), ("win rate (95% CI)", "rate:s0_"),
-            ("in seat 2: games", "s1_games"), ("win rate (95% CI)", "rate:s1_")]
-    return html.table(html.rows(m.sort("win_rate", descending=True)), cols)
+            ("fair (half the decisive games)", "reference", "pct"), ("edge", "edge", "points"),
+            ("as P1: games", "s0_games", "count"), ("win rate (95% CI)", "rate:s0_"),
+            ("as P2: games", "s1_games", "count"), ("win rate (95% CI)", "rate:s1_")]
+    return html.table(html.rows(m.sort("win_rate", descending=True, nulls_last=True)), cols)
+
+
+LENGTH_UNIT = {"colosseum": "rounds"}  # what a game's length counts (labels' "length_unit" wins); else turns
+
+
+def _with_edge(df: pl.DataFrame) -> pl.DataFrame:
+    """``edge``: the row's win rate minus its fair ``reference`` (``aggregate.with_reference``), in rate units."""
+    if "reference" not in df.columns:
+        return df
+    return df.with_columns((pl.col("win_rate") - pl.col("reference")).alias("edge"))
 
 
 def solo_findings(t: dict[str, pl.DataFrame]) -> list[str]:
@@ -224,6 +236,15 @@ def build(run_dir: Path, out_dir: Path | None = None, log=print, min_effect: flo
             tests += evidence.card_tests(card_causal, labels)
     assessment = findings.assess(tests, min_effect, alpha, text=evidence.sentence)
 
+    pool = drafts.card_pool(man["game"], mod, tables, spec)  # the setup's cards (Blade Rondo's nt: No.21-40)
+    if "card" in t:  # named cards of the setup only, most played first
+        t["card"] = aggregate.card_view(t["card"], pool)
+    draft = None if solo else drafts.draft_rates(run_dir, drafts.DEFAULT_GAMES)
+    unit = labels.get("length_unit") or LENGTH_UNIT.get(man["game"], "turns")
+    seats = int(labels.get("seats", 2))
+    fair_words = (f"(1 - its draw rate) / {seats}" if seats == 2 and not solo else
+                  "its decisive games shared by the players of each game (a quarter of them in a four-player game)")
+
     (out_dir / "figures").mkdir(parents=True, exist_ok=True)
     (out_dir / "tables").mkdir(exist_ok=True)
     dims = [k for k in DIMENSIONS if k in t]
@@ -239,25 +260,29 @@ def build(run_dir: Path, out_dir: Path | None = None, log=print, min_effect: flo
         (out_dir / "figures" / f"{name}.png").write_bytes(png)
         sections.append((head, html.section(png, alt, fig.reading, table)))
 
+    fair_col = [("fair share", "reference", "pct"), ("edge", "edge", "points")]
     if "character" in t:
         add("characters", figures.rate_bars(
             t["character"], "Character win rates (both seats pooled)",
-            "Bars are win rates; whiskers the 95% interval; a whisker crossing the dashed 50% line is no clear "
-            "imbalance."), "character win rates", "Characters",
-            html.table(R(t["character"].sort("win_rate", descending=True)),
+            f"Bars are win rates with 95% Wilson intervals; the tick on each bar is that character's fair share, "
+            f"{fair_words}, computed from the table's games and draws. A whisker that crosses its own tick is no "
+            f"clear imbalance (the findings above test every row)."), "character win rates", "Characters",
+            html.table(R(_with_edge(t["character"]).sort("win_rate", descending=True, nulls_last=True)),
                        [("character", "name"), ("games", "games"), ("wins", "wins"), ("draws", "draws"),
-                        ("win rate (95% CI)", "rate")]))
+                        ("win rate (95% CI)", "rate"), *fair_col]))
         if "matchup" in t:
             add("matchups", figures.matchup_heatmap(
                 t["matchup"], labels["character"], labels["provisional"]["character"],
-                "Read a row: the row character's win rate against each column; red below 50%, blue above."),
-                "matchup heatmap", "Matchups", _matchup_split_table(t))
+                "Read a row: the row character's win rate against each column. A matchup is a duel of two sides, so "
+                "its fair rate is half of its decisive games (50% when it has no draws): red below it, blue "
+                "above."), "matchup heatmap", "Matchups", _matchup_split_table(t))
     if "overdrive" in t:
         add("overdrives", figures.overdrive_panel(
-            t["overdrive"], 3, "How often each Overdrive is picked, how its picker fares, and how far its "
-            "activations got."), "overdrives", "Overdrives", html.table(R(t["overdrive"]), [
+            t["overdrive"], 3, f"How often each Overdrive is picked, how its picker fares (the tick: its fair share, "
+                               f"{fair_words}) and how far its activations got."), "overdrives", "Overdrives",
+            html.table(R(_with_edge(t["overdrive"])), [
                 ("Overdrive", "name"), ("picks", "games"), ("pick rate", "pick_rate"), ("win rate (95% CI)", "rate"),
-                ("mean activations", "mean_activations"), ("never", "stage0"), ("stage 1", "stage1"),
+                *fair_col, ("mean activations", "mean_activations"), ("never", "stage0"), ("stage 1", "stage1"),
                 ("stage 2", "stage2"), ("stage 3", "stage3")]))
     for key, what in (("meta_game", "character + Overdrive"), ("deck_meta_game", "the run's decks")):
         if key not in t:
@@ -271,41 +296,55 @@ def build(run_dir: Path, out_dir: Path | None = None, log=print, min_effect: flo
                                          ("meta-weighted win rate", "meta_win_rate"), ("dominated", "dominated"),
                                          ("games", "games"), ("thin matchups", "thin_cells")]))
     if "card" in t:
-        cols = [("card", "name"), ("play rate", "play_rate"), ("games played", "games_used"),
+        cols = [("card", "name"), ("play rate", "play_rate", "pct"), ("games played", "games_used"),
                 ("win rate when played", "rate:used_"), ("games not played", "games_unused"),
-                ("win rate when not played", "rate:unused_")]
+                ("win rate when not played", "rate:unused_"), ("gap: played - not", "improvement_when_used", "points")]
         if "in_hand_win_rate" in t["card"].columns:
             cols += [("games in hand", "games_in_hand"), ("win rate in hand", "rate:in_hand_"),
-                     ("win rate not in hand", "rate:not_in_hand_"), ("improvement in hand", "improvement_in_hand")]
+                     ("win rate not in hand", "rate:not_in_hand_"), ("gap: in hand - not", "improvement_in_hand",
+                                                                     "points")]
         if "mean_turn_first_used" in t["card"].columns:
-            cols.append(("mean turn first used", "mean_turn_first_used"))
+            cols.append((f"mean {unit[:-1]} first used", "mean_turn_first_used", "number1"))
         if "first_use_games" in t["card"].columns:  # a per-game first turn (rose duel): the games it averages
-            cols.append(("games used in (first turn's count)", "first_use_games"))
+            cols.append((f"games used in (first {unit[:-1]}'s count)", "first_use_games"))
         caveat = ("<p class='reading'><b>Correlational columns.</b> \"When played\" and \"in hand\" compare seats "
                   "that did with seats that did not: a card played only by seats that lasted long looks strong "
-                  "without being so. The findings use the causal values below (restricted play) instead.</p>")
+                  "without being so. The findings use the causal values below (restricted play) instead. Cards are "
+                  "sorted by play rate (seat-games that played the card of all seat-games)"
+                  + (", and only the cards this setup deals are listed" if pool else "")
+                  + "; a rate with no games reads \"no games\".</p>")
         add("cards", figures.card_effects(
             t["card"], "Right of zero: seats that played the card won more (correlation, not cause)."),
             "card effects", "Cards (correlational)", caveat + html.table(R(t["card"]), cols))
         if card_causal:
             sections.append(("Cards: causal value (restricted play)", _card_values_html(card_causal, assessment)))
+    if draft is not None:
+        sections.extend(drafts.sections(draft))
     if "strategy" in frames and len(frames["strategy"]):
         sections.insert(0, ("Strategies", _strategies_html(frames, spec, assessment)))
+    seat_cols = [("games", "games"), ("wins", "wins"), ("draws", "draws"), ("win rate (95% CI)", "rate"), *fair_col]
     if "turn_order" in t:
         add("turn_order_by_length", figures.seat_by_length(
             t["turn_order_by_length"].rename({"went_first": "seat"}).with_columns(
                 (~pl.col("seat")).cast(pl.Int8).alias("seat")),
-            "The first player's win rate in short and long games; a tilt shows a turn-order edge.",
-            who="first player"), "turn order by length", "Turn order",
-            html.table(R(t["turn_order"]), [("went first", "went_first"), ("games", "games"), ("wins", "wins"),
-                                            ("win rate (95% CI)", "rate")]))
-    add("seat_by_length", figures.seat_by_length(
-        t["seat_by_length"], "Seat 1's win rate in short and long games; a tilt shows a first-seat edge."),
-        "seat by length", "Seats", html.table(R(t["seat"]), [("seat (0 = seat 1)", "seat"), ("games", "games"),
-                                                             ("wins", "wins"), ("win rate (95% CI)", "rate")]))
+            f"The first player's win rate in the run's shorter and longer games (quartiles of its length in {unit}); "
+            f"the tick is the fair share, {fair_words}. A tilt shows a turn-order edge that depends on length.",
+            who="the first player", unit=unit), "turn order by length", "Turn order",
+            html.table(R(_with_edge(t["turn_order"])), [("went first", "went_first"), *seat_cols]))
+    if solo:  # one player against the rules: no fair share to compare with, the player's rate by length only
+        add("seat_by_length", figures.seat_by_length(
+            t["seat_by_length"].drop("reference"), f"The player's (P1's) win rate in the run's shorter and longer "
+            f"games (quartiles of its length in {unit}). A solo game has no fair share: the opponent is the rules.",
+            who="the player", unit=unit), "win rate by length", "The player by game length")
+    else:
+        add("seat_by_length", figures.seat_by_length(
+            t["seat_by_length"], f"P1's win rate in the run's shorter and longer games (quartiles of its length in "
+                                 f"{unit}); the tick is P1's fair share, {fair_words}. A tilt shows a seat edge that "
+                                 f"depends on length.", unit=unit), "seat by length", "Seats",
+            html.table(R(_with_edge(t["seat"])), [("seat", "seat"), *seat_cols]))
     add("game_length", figures.length_histogram(
-        t["length"], cap, "Most games should end well before the round cap; a spike at the cap means stalls."),
-        "game length", "Game length")
+        t["length"], cap, f"Most games should end well before the {unit[:-1]} cap; a spike at the cap means stalls.",
+        unit=unit), "game length", "Game length")
     if "solo_clear" in t and not hasattr(mod, "report_hook"):  # a solo game without sections of its own
         sections.append(("Solo: clear rate", html.table(R(t["solo_clear"]), [
             ("strategy", "name"), ("games", "games"), ("cleared", "wins"), ("clear rate (95% CI)", "rate")])))
@@ -340,6 +379,8 @@ def build(run_dir: Path, out_dir: Path | None = None, log=print, min_effect: flo
     }
     if card_causal:
         summary["card_values"] = card_causal
+    if draft is not None:  # the draft's pick (and ban) rates, from re-dealt setups (reports/drafts.py)
+        summary["draft"] = draft.to_json()
     for k in ("strategy", "head_to_head"):
         if k in frames and len(frames[k]):
             summary[k] = _records(frames[k])

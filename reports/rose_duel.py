@@ -17,7 +17,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import polars as pl  # noqa: E402
 
 from reports import aggregate, html  # noqa: E402
-from reports.figures import _finish  # noqa: E402
+from reports.figures import _finish, _whiskers, percent_axis  # noqa: E402
 from simulators.rose_duel import enums as E  # noqa: E402
 
 DUELS_PER_PAIR = 400  # duels per ordered pair of duelists for the skill-difference curve
@@ -43,18 +43,32 @@ def _player_count_tables(run_dir: Path, tables) -> dict[str, pl.DataFrame]:
     phases = lf.select(pl.col("phase_hits").sum(), pl.col("phase_locks").sum(), pl.col("phase_parries").sum())
     frames = pl.collect_all([per_n, seat_n, duel_n, phases])
     names = dict(enumerate(tables.duelist_names))
-    per_n = frames[0].with_columns(
-        (pl.col("revolution_wins") / pl.col("games")).alias("revolution_rate"),
-        (pl.col("timeouts") / pl.col("games")).alias("timeout_rate"),
-        (pl.col("last_standing") / pl.col("games")).alias("last_standing_rate"),
-        (pl.col("revolution_wins") / pl.col("revolutions")).alias("revolutions_won"))
+    per_n = frames[0]
+    # each share of the games with its Wilson interval (prefixes revolution_, timeout_, last_standing_,
+    # revolutions_won_: the columns html.rate_cell reads), the old column names kept for summary.json readers
+    for prefix, wins, games in (("revolution_", "revolution_wins", "games"), ("timeout_", "timeouts", "games"),
+                                ("last_standing_", "last_standing", "games"),
+                                ("revolutions_won_", "revolution_wins", "revolutions")):
+        per_n = aggregate.with_interval(per_n, wins, games, prefix)
+    per_n = per_n.with_columns(
+        pl.col("revolution_win_rate").alias("revolution_rate"), pl.col("timeout_win_rate").alias("timeout_rate"),
+        pl.col("last_standing_win_rate").alias("last_standing_rate"),
+        pl.col("revolutions_won_win_rate").alias("revolutions_won"))
     return {
         "players": per_n,
-        "seat_by_players": aggregate.with_interval(frames[1]),
-        "duelist_by_players": aggregate.with_interval(frames[2]).with_columns(
+        "seat_by_players": _fair(aggregate.with_interval(frames[1])),
+        "duelist_by_players": _fair(aggregate.with_interval(frames[2])).with_columns(
             pl.col("char").replace_strict(names, return_dtype=pl.String, default="?").alias("name")),
         "phases": frames[3],
     }
+
+
+def _fair(df: pl.DataFrame) -> pl.DataFrame:
+    """A per-player-count row's fair share, ``reference`` = its decisive seat-games / players (a quarter in a
+    four-player game: never 50%), and ``edge``, its win rate's distance from it."""
+    return df.with_columns(((pl.col("games") - pl.col("draws")).cast(pl.Float64)
+                            / (pl.col("games").cast(pl.Float64) * pl.col("n_players").cast(pl.Float64)))
+                           .alias("reference")).with_columns((pl.col("win_rate") - pl.col("reference")).alias("edge"))
 
 
 def _pairs(tables):
@@ -137,25 +151,33 @@ def choice_check(tables, seed: int = 13) -> tuple[pl.DataFrame, list[str]]:
         d = df.filter(pl.col("kind") == kind).sort("win_rate", descending=True)
         best, second = d.row(0, named=True), d.row(1, named=True)
         if best["ci_low"] > second["ci_high"]:
-            notes.append(f"Dominant choice: {best['choice']} wins {100 * best['win_rate']:.1f}% of duels "
-                         f"(next best, {second['choice']}: {100 * second['win_rate']:.1f}%; intervals apart).")
+            notes.append(f"Dominant choice (duels played for this report with the choice fixed, the other side "
+                         f"playing the heuristic): {best['choice']} wins {100 * best['win_rate']:.1f}% of duels "
+                         f"(next best, {second['choice']}: {100 * second['win_rate']:.1f}%; 95% intervals apart).")
     return df, notes
 
 
 def _curve_figure(curve: pl.DataFrame):
+    """The duel win probability by skill difference. A duel has two sides (the challenger and the Victor), so
+    its fair rate is 50% whatever the player count: the one place a 50% line is right."""
     fig, ax = plt.subplots(figsize=(7, 3.4))
     x = curve["diff"].to_numpy()
     y = curve["win_rate"].to_numpy()
     lo = curve["ci_low"].to_numpy()
     hi = curve["ci_high"].to_numpy()
-    ax.errorbar(x, y, yerr=[y - lo, hi - y], fmt="o-", capsize=3)
-    ax.axhline(0.5, ls="--", color="grey")
+    ax.errorbar(x, y, yerr=_whiskers(y, lo, hi), fmt="o-", capsize=3)
+    ax.axhline(0.5, ls="--", color="grey", label="even duel (a duel has two sides)")
     ax.set_xlabel("skill difference (thrust + parry): challenger - Victor")
     ax.set_ylabel("challenger wins the duel")
     ax.set_ylim(0, 1)
+    percent_axis(ax, "y")
+    ax.legend(fontsize=7, loc="lower right")
     ax.set_title("Duel win probability by skill difference")
     return _finish(fig, "Each point pools every pair of duelists with that difference (both play the heuristic, "
-                        "cards included); a flat curve means skill hardly matters.")
+                        "cards included); a flat curve means skill hardly matters. The dashed line is 50%: a duel "
+                        "is fought by two duelists whatever the number of players, so even odds are its fair "
+                        "value (the seat and duelist rates of the game are read against 1/players of the decisive "
+                        "games instead).")
 
 
 def report_sections(run_dir: Path, tables, t: dict, spec) -> dict:
@@ -168,23 +190,32 @@ def report_sections(run_dir: Path, tables, t: dict, spec) -> dict:
     findings = list(notes)
     for r in per_n.iter_rows(named=True):
         if r["timeout_rate"] > 0.05:
-            findings.append(f"{r['n_players']} players: {100 * r['timeout_rate']:.1f}% of games reach the turn cap "
-                            f"without a Revolution (timeouts).")
+            findings.append(f"{r['n_players']} players: {100 * r['timeout_rate']:.1f}% of games "
+                            f"({100 * r['timeout_ci_low']:.1f}-{100 * r['timeout_ci_high']:.1f}%, n={r['games']:,}) "
+                            f"reach the turn cap without a Revolution (timeouts; a count of this run's games).")
     ph = pc["phases"].row(0, named=True)
     tot = max(ph["phase_hits"] + ph["phase_locks"] + ph["phase_parries"], 1)
     players_table = html.table(R(per_n), [
-        ("players", "n_players"), ("games", "games"), ("Revolution wins", "revolution_rate"),
-        ("games with a Revolution", "games_with_revolution"), ("Revolutions won / fought", "revolutions_won"),
-        ("timeout rate", "timeout_rate"), ("last standing", "last_standing_rate"), ("mean turns", "mean_turns"),
-        ("median turns", "median_turns"), ("mean duels", "mean_duels")])
+        ("players", "n_players"), ("games", "games"), ("Revolution wins (95% CI)", "rate:revolution_"),
+        ("games with a Revolution", "games_with_revolution"),
+        ("Revolutions won / fought (95% CI)", "rate:revolutions_won_"),
+        ("timeouts (95% CI)", "rate:timeout_"), ("last standing (95% CI)", "rate:last_standing_"),
+        ("mean turns", "mean_turns", "number1"), ("median turns", "median_turns", "number0"),
+        ("mean duels", "mean_duels", "number1")]) + (
+        "<p class='reading'>How each player count's games end, as shares of its games with 95% Wilson intervals "
+        "(a Revolution won, the turn cap reached, the last duelist standing).</p>")
+    fair = ("<p class='reading'>Fair share: the row's decisive seat-games divided by the player count (a quarter of "
+            "them with four players: a timeout is no one's win), not one half; edge: the win rate minus it, in "
+            "percentage points. Descriptive: the findings above test the seats and duelists.</p>")
+    fair_cols = [("fair share", "reference", "pct"), ("edge", "edge", "points")]
     sections = [
         ("Player counts", players_table),
         ("Win rate per seat and player count", html.table(R(pc["seat_by_players"]), [
-            ("players", "n_players"), ("seat (0 = seat 1)", "seat"), ("games", "games"), ("wins", "wins"),
-            ("win rate (95% CI)", "rate")])),
+            ("players", "n_players"), ("seat", "seat"), ("games", "games"), ("wins", "wins"), ("draws", "draws"),
+            ("win rate (95% CI)", "rate"), *fair_cols]) + fair),
         ("Win rate per duelist and player count", html.table(R(pc["duelist_by_players"]), [
-            ("players", "n_players"), ("duelist", "name"), ("games", "games"), ("wins", "wins"),
-            ("win rate (95% CI)", "rate")])),
+            ("players", "n_players"), ("duelist", "name"), ("games", "games"), ("wins", "wins"), ("draws", "draws"),
+            ("win rate (95% CI)", "rate"), *fair_cols]) + fair),
         ("One duel phase: exact and simulated", html.table(R(phases), [
             ("pair (even split, no cards)", "pair"), ("hit exact", "exact_hit"), ("hit sim.", "sim_hit"),
             ("lock exact", "exact_lock"), ("lock sim.", "sim_lock"), ("parry exact", "exact_parry"),

@@ -69,6 +69,11 @@ def test_maria_per_strategy_counts_the_records(maria):
         assert rows[name]["provisional"]  # Maria's deck is a design
         _check_rate(rows[name])
     assert any(f.startswith("Against Maria†, greedy wins") and "n=600" in f for f in s["notes"])
+    # the notes are descriptive, not tested: each says what kind of evidence it is, and none is repeated
+    kinds = ("a count of this run's", "an experiment", "correlational")
+    assert s["notes"] and all(any(k in f for k in kinds) for f in s["notes"]), s["notes"]
+    assert all("correlational" in f for f in s["notes"] if "in hand the player wins" in f)
+    assert len(set(s["notes"])) == len(s["notes"])
 
 
 def test_maria_per_card_in_hand_with_and_without(maria):
@@ -159,3 +164,7 @@ def test_campaign_per_card_kept_and_the_page(campaign):
                  "Campaign: per card kept at the start"):
         assert head in page
     assert any("clears the campaign in" in f and "n=600" in f for f in s["notes"])
+    kinds = ("a count of this run's", "a count of the battles", "descriptive")
+    assert all(any(k in f for k in kinds) for f in s["notes"]), s["notes"]
+    # one player against the rules: no seat table, no fair-share column or tick (there is no fair share)
+    assert "<h2>Seats</h2>" not in page and "<th>fair share</th>" not in page and "the tick" not in page
