@@ -91,8 +91,10 @@ def meta_game(P, games=None, min_games: int = 0):
 
     Payoff ``P - 0.5``; cells with fewer than ``min_games`` games (or NaN) count as even (0.5) and
     are reported. Returns a dict: ``mix`` (the equilibrium pick mix), ``weighted`` (each option's
-    meta-weighted win rate ``P @ mix``), ``dominated`` (options with zero equilibrium weight),
-    ``value`` and ``filled`` (how many cells were filled as even).
+    meta-weighted win rate ``P @ mix``), ``dominated`` (options with zero weight in the one equilibrium
+    returned: not a dominance test, a duplicate option can get zero weight), ``value`` and ``filled`` (how
+    many cells were filled as even). A point estimate without uncertainty: the reports' meta-game is
+    :func:`balance.metagame.analyse` (tested dominance, bootstrap stability, no filled cells).
     """
     P = np.array(P, dtype=np.float64)
     filled = np.isnan(P)
@@ -176,32 +178,6 @@ def unpaired_difference(a: dict, b: dict, clusters_a: int | None = None, cluster
         d = np.asarray(b["W"], np.float64) / np.asarray(b["N"], np.float64) - \
             np.asarray(a["W"], np.float64) / np.asarray(a["N"], np.float64)
     return d, np.sqrt(va + vb)
-
-
-def odds_ratio(wa, na, wb, nb, cc: float = 0.5):
-    """Odds ratio of run b's rate ``wb / nb`` against run a's ``wa / na``, with ``cc`` added to each of the four
-    counts (events and non-events of both runs: Haldane-Anscombe), so a rate of 0 in either run gives a finite
-    ratio. The drift gate judges rate-of-event rows (usage, draws, timeouts) on this scale: a timeout rate
-    from 0% to 0.27% is a ratio of hundreds, though only 0.27 points."""
-    wa, na, wb, nb = (np.asarray(x, dtype=np.float64) for x in (wa, na, wb, nb))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return ((wb + cc) / (nb - wb + cc)) / ((wa + cc) / (na - wa + cc))
-
-
-def beyond_ratio(ratio, limit: float):
-    """Whether an odds ratio lies beyond ``limit`` either way (``>= limit`` or ``<= 1 / limit``); NaN: no."""
-    r = np.asarray(ratio, dtype=np.float64)
-    with np.errstate(invalid="ignore"):
-        return (r >= limit) | (r <= 1.0 / limit)
-
-
-def odds_of_shift(p, d):
-    """The odds ratio of a rate moving from ``p`` up by ``d`` (``inf`` at or past 1; NaN without a rate)."""
-    p = np.asarray(p, dtype=np.float64)
-    q = p + np.asarray(d, dtype=np.float64)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        out = (q / (1 - q)) / (p / (1 - p))
-    return np.where(q >= 1, np.inf, out)
 
 
 def two_sided_p(d, se):
