@@ -180,6 +180,32 @@ def unpaired_difference(a: dict, b: dict, clusters_a: int | None = None, cluster
     return d, np.sqrt(va + vb)
 
 
+def odds_ratio(wa, na, wb, nb, cc: float = 0.5):
+    """Odds ratio of run b's rate ``wb / nb`` against run a's ``wa / na``, with ``cc`` added to each of the four
+    counts (events and non-events of both runs: Haldane-Anscombe), so a rate of 0 in either run gives a finite
+    ratio. The drift gate judges rate-of-event rows (usage, draws, timeouts) on this scale: a timeout rate
+    from 0% to 0.27% is a ratio of hundreds, though only 0.27 points."""
+    wa, na, wb, nb = (np.asarray(x, dtype=np.float64) for x in (wa, na, wb, nb))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return ((wb + cc) / (nb - wb + cc)) / ((wa + cc) / (na - wa + cc))
+
+
+def beyond_ratio(ratio, limit: float):
+    """Whether an odds ratio lies beyond ``limit`` either way (``>= limit`` or ``<= 1 / limit``); NaN: no."""
+    r = np.asarray(ratio, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        return (r >= limit) | (r <= 1.0 / limit)
+
+
+def odds_of_shift(p, d):
+    """The odds ratio of a rate moving from ``p`` up by ``d`` (``inf`` at or past 1; NaN without a rate)."""
+    p = np.asarray(p, dtype=np.float64)
+    q = p + np.asarray(d, dtype=np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = (q / (1 - q)) / (p / (1 - p))
+    return np.where(q >= 1, np.inf, out)
+
+
 def two_sided_p(d, se):
     """p-value of 'no shift' for a normal estimate ``d`` with standard error ``se``; an exactly zero
     shift with zero error gives 1, a non-zero shift with zero error gives 0."""

@@ -223,19 +223,99 @@ def seat(long: pl.LazyFrame) -> pl.LazyFrame:
     return long.group_by("seat").agg(_counts(w=_weight(long))).sort("seat")
 
 
-def length_bucket(col: str = "rounds", edges=(5, 10, 20)) -> pl.Expr:
-    """Label game lengths '1-4', '5-9', '10-19', '20+' (sortable by the label's first number)."""
-    expr = pl.lit(f"{edges[-1]}+")
-    for lo, hi in reversed(list(zip((1,) + tuple(edges[:-1]), edges))):
-        expr = pl.when(pl.col(col) < hi).then(pl.lit(f"{lo}-{hi - 1}")).otherwise(expr)
-    return expr.alias("length")
+def by_rounds(long: pl.LazyFrame, key: str) -> pl.LazyFrame:
+    """Seat-game counts per ``key`` (``seat``, ``went_first``) and game length (``rounds``): the one pass over the
+    records for :func:`seat_by_length` and turn order by length, whose buckets need the run's own length
+    distribution (:func:`length_edges`), known only once the pass is collected. With a ``fair`` column (seat rows
+    of a game with a player count, :func:`fair_column`) also the sum of the seat-games' fair shares."""
+    extra = [pl.col("fair").sum()] if "fair" in long.collect_schema().names() else []
+    return long.group_by(key, "rounds").agg(_counts(*extra, w=_weight(long)))
 
 
-def seat_by_length(long: pl.LazyFrame, edges=(5, 10, 20)) -> pl.LazyFrame:
-    """Seat win rates by game length bucket (rounds)."""
-    first = pl.col("length").str.extract(r"^(\d+)").cast(pl.Int32)
-    return (long.with_columns(length_bucket("rounds", edges)).group_by("seat", "length").agg(_counts(w=_weight(long)))
-            .sort(pl.col("seat"), first))
+def seat_by_length(long: pl.LazyFrame) -> pl.LazyFrame:
+    """Seat win counts by game length (rounds); bucketed after collection by :func:`bucket_by_length`."""
+    return by_rounds(long, "seat")
+
+
+LENGTH_PARTS = 4  # seat and turn order by game length: the run's length quartiles
+
+
+def length_edges(length: pl.DataFrame, parts: int = LENGTH_PARTS) -> list[tuple[int, int]]:
+    """The game-length buckets of a run, from its own length distribution (the ``length`` table: ``rounds``,
+    ``games``): the ``parts``-quantiles of the games' lengths (quartiles), each bucket ``(first, last)`` the
+    shortest and longest length the run has in it. Fixed edges (5, 10, 20 rounds) put a rose duel of ~76 turns in
+    one bucket and a Colosseum game of ~6 rounds in two; quantiles give every game its share of buckets. Lengths
+    are whole rounds, so a length holding many games may take a quantile's place alone (fewer buckets)."""
+    d = length.filter(pl.col("games") > 0).sort("rounds")
+    r = d["rounds"].to_numpy().astype(np.int64)
+    n = d["games"].to_numpy().astype(np.float64)
+    if not len(r):
+        return []
+    cum = np.cumsum(n) / n.sum()
+    # a bucket ends at the shortest length by which a quantile of the games has ended
+    uppers = sorted({int(r[min(np.searchsorted(cum, q - 1e-12), len(r) - 1)]) for q in np.arange(1, parts) / parts})
+    uppers = [u for u in uppers if u < r[-1]] + [int(r[-1])]
+    out = []
+    for u in uppers:
+        inside = r[(r <= u) & (r > out[-1][1])] if out else r[r <= u]
+        if len(inside):
+            out.append((int(inside[0]), int(inside[-1])))
+    return out
+
+
+def length_label(first: int, last: int) -> str:
+    return f"{first}" if first == last else f"{first}\u2013{last}"
+
+
+def bucket_by_length(df: pl.DataFrame, key: str, length: pl.DataFrame, seats: int,
+                     parts: int = LENGTH_PARTS) -> pl.DataFrame:
+    """``df`` (:func:`by_rounds`: ``key``, ``rounds``, counts) summed into the run's length buckets
+    (:func:`length_edges`), each labelled with its length range (``length``, e.g. ``"52\u201368"``, and
+    ``length_from``/``length_to``), with Wilson intervals and the fair reference (:func:`with_reference`)."""
+    edges = length_edges(length, parts)
+    lows = [a for a, _ in edges]
+    r = df["rounds"].to_numpy().astype(np.int64)
+    idx = np.clip(np.searchsorted(lows, r, side="right") - 1, 0, max(len(lows) - 1, 0))
+    sums = [c for c in ("games", "wins", "draws", "fair") if c in df.columns]
+    g = (df.with_columns(pl.Series("bucket", idx, dtype=pl.Int32))
+         .group_by(key, "bucket").agg(*(pl.col(c).sum() for c in sums)).sort(key, "bucket"))
+    g = g.with_columns(
+        pl.col("bucket").replace_strict({i: length_label(*e) for i, e in enumerate(edges)}, return_dtype=pl.String)
+        .alias("length"),
+        pl.col("bucket").replace_strict({i: e[0] for i, e in enumerate(edges)}, return_dtype=pl.Int32)
+        .alias("length_from"),
+        pl.col("bucket").replace_strict({i: e[1] for i, e in enumerate(edges)}, return_dtype=pl.Int32)
+        .alias("length_to"))
+    for c in ("games", "wins", "draws"):
+        g = g.with_columns(pl.col(c).cast(pl.UInt32))
+    return with_reference(with_interval(g), seats)
+
+
+def fair_column(long: pl.LazyFrame) -> pl.LazyFrame:
+    """Seat rows of a game with a player count (``n_players``: the rose duel) get ``fair``, the seat-game's fair
+    share of a win: 1 / players when the game was decided, 0 when drawn. A row's reference is the mean of its
+    seat-games' (:func:`with_reference`), so a table pooling 2- to 6-player games is read against its own mix."""
+    return long.with_columns(pl.when(pl.col("draw")).then(0.0)
+                             .otherwise(1.0 / pl.col("n_players").cast(pl.Float64)).alias("fair"))
+
+
+def fair_sums(long: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
+    """The sum of the seat-games' fair shares (:func:`fair_column`) per ``keys``."""
+    return long.group_by(keys).agg(pl.col("fair").sum())
+
+
+def with_reference(df: pl.DataFrame, seats: int, fair: pl.DataFrame | None = None, keys: list[str] | None = None,
+                   ) -> pl.DataFrame:
+    """Add ``reference``: the row's fair win rate, what it would win if nothing about it mattered: its decisive
+    seat-games shared equally by the players, (1 - its draw rate) / ``seats``; with a ``fair`` column or frame
+    (per ``keys``: :func:`fair_sums`) the mean of its seat-games' fair shares (a rose duel pooling player counts).
+    Never a fixed 50%: a four-player seat's fair share is a quarter of its decisive games."""
+    if fair is not None and keys:
+        df = df.join(fair, on=keys, how="left", maintain_order="left")
+    if "fair" in df.columns:
+        return df.with_columns((pl.col("fair") / pl.col("games")).alias("reference")).drop("fair")
+    return df.with_columns(((pl.col("games") - pl.col("draws")).cast(pl.Float64)
+                            / (seats * pl.col("games").cast(pl.Float64))).alias("reference"))
 
 
 def first_turn_columns(spec: dict) -> list[str]:
@@ -346,6 +426,17 @@ def first_turn_means(lf: pl.LazyFrame, n_cards: int, spec: dict, seats: int = 2)
     return pl.concat(rows)
 
 
+def card_view(card: pl.DataFrame, pool: set[int] | None = None) -> pl.DataFrame:
+    """The card table as a report shows it: only named cards (Blade Rondo's card numbers start at 1: no card 0)
+    of the setup's ``pool`` when given (``reports.drafts.card_pool``: ``nt`` deals only No.21-40), sorted by play
+    rate (most played first), then name. A card of the pool that no seat played keeps its row (its rates read
+    "no games"); a card the setup cannot deal has none."""
+    out = card.filter(pl.col("name") != "")
+    if pool is not None:
+        out = out.filter(pl.col("card").is_in(sorted(pool)))
+    return out.sort(["play_rate", "name"], descending=[True, False], nulls_last=True)
+
+
 def used_cube(lf: pl.LazyFrame, in_hand: bool) -> pl.LazyFrame:
     """Weighted seat rows for :func:`card`: each seat's games grouped by its ``used`` (and ``hand``)
     mask and the winner (Colosseum: at most 512 masks a seat)."""
@@ -451,6 +542,11 @@ def _has_first_turn(spec: dict | None, seat_cols, rec_cols) -> bool:
     return all(c in where for c in first_turn_columns(spec))
 
 
+# the seat-game tables that get a fair ``reference`` column (:func:`with_reference`), by their keys
+FAIR_KEYS = {"character": ["char"], "matchup": ["char", "opp_char"], "matchup_by_seat": ["char", "opp_char", "seat"],
+             "overdrive": ["od"], "seat": ["seat"], "turn_order": ["went_first"]}
+
+
 def summarise(run_dir: Path, labels: dict, timeout_code: int, grouped: bool = True) -> dict[str, pl.DataFrame]:
     """Every table the game's records support, collected in one pass over the records.
 
@@ -506,6 +602,8 @@ def summarise(run_dir: Path, labels: dict, timeout_code: int, grouped: bool = Tr
         cols = set(long.collect_schema().names())
         if "first" in cols:
             long = long.with_columns((pl.col("seat") == pl.col("first")).alias("went_first"))
+        if "n_players" in cols:  # players per game: each row's reference is its own seat-games' fair share
+            long = fair_column(long)
         queries = {"seat": seat(long), "seat_by_length": seat_by_length(long), "length": length(lf),
                    "health": health(lf, timeout_code)}
         if "used" in cols and labels.get("card"):
@@ -532,9 +630,11 @@ def summarise(run_dir: Path, labels: dict, timeout_code: int, grouped: bool = Tr
     if "first" in cols:
         w = _weight(turns)
         queries["turn_order"] = turns.group_by("went_first").agg(_counts(w=w)).sort("went_first", descending=True)
-        queries["turn_order_by_length"] = (
-            turns.with_columns(length_bucket()).group_by("went_first", "length").agg(_counts(w=w))
-            .sort(pl.col("went_first"), pl.col("length").str.extract(r"^(\d+)").cast(pl.Int32)))
+        queries["turn_order_by_length"] = by_rounds(turns, "went_first")
+    if "fair" in long.collect_schema().names():
+        for k, keys in FAIR_KEYS.items():
+            if k in queries:
+                queries[f"fair:{k}"] = fair_sums(long, keys)
     names = list(queries)
     frames = dict(zip(names, pl.collect_all(list(queries.values()))))
     if "lengths" in frames:
@@ -566,10 +666,14 @@ def summarise(run_dir: Path, labels: dict, timeout_code: int, grouped: bool = Tr
             name("od", "overdrive").alias("name"), provisional("od", "overdrive").alias("provisional"),
             (pl.col("games") / total).alias("pick_rate"))
     out["seat"] = with_interval(frames["seat"])
-    out["seat_by_length"] = with_interval(frames["seat_by_length"])
-    for k in ("turn_order", "turn_order_by_length"):
-        if k in frames:
-            out[k] = with_interval(frames[k])
+    out["seat_by_length"] = bucket_by_length(frames["seat_by_length"], "seat", frames["length"], seats)
+    if "turn_order" in frames:
+        out["turn_order"] = with_interval(frames["turn_order"])
+        out["turn_order_by_length"] = bucket_by_length(frames["turn_order_by_length"], "went_first",
+                                                       frames["length"], seats)
+    for k, keys in FAIR_KEYS.items():  # every seat-game table's fair reference (never a fixed 50%)
+        if k in out:
+            out[k] = with_reference(out[k], seats, frames.get(f"fair:{k}"), keys)
     if "card" in frames:
         # a card row's headline rate is "when played" (games, wins, win_rate, ci_*), beside the others
         c = frames["card"].with_columns(pl.col("games_used").alias("games"), pl.col("wins_used").alias("wins"))
