@@ -187,14 +187,14 @@ def seat_by_length(df: pl.DataFrame, reading: str, who: str = "P1", unit: str = 
     rate = d["win_rate"].fill_nan(None).fill_null(0.0).to_numpy()
     ax.errorbar(x, rate, yerr=_whiskers(rate, d["ci_low"].fill_nan(None).fill_null(0.0).to_numpy(),
                                         d["ci_high"].fill_nan(None).fill_null(0.0).to_numpy()),
-                fmt="o", capsize=3, label=f"{who} win rate")
+                fmt="o", capsize=3, label=f"{who}'s win rate")
     if "reference" in d.columns:
         _reference_ticks(ax, x, d["reference"].to_numpy(), horizontal_bars=False, width=0.5)
     ax.legend(fontsize=7)
     ax.set_xticks(x, [f"{a} {unit}\nn={g:,}" for a, g in zip(d["length"].to_list(), d["games"].to_list())], fontsize=8)
     ax.set_xlim(-0.5, len(d) - 0.5)
     percent_axis(ax, "y")
-    ax.set_ylabel(f"{who} win rate")
+    ax.set_ylabel(f"{who}'s win rate")
     ax.set_xlabel(f"game length ({unit}), quartiles of this run's games")
     ax.set_title(f"{who[:1].upper()}{who[1:]}'s win rate by game length")
     return _finish(fig, reading)
