@@ -273,8 +273,10 @@ def _report(run_dir, out, min_effect=None, alpha=None, causal_deals=None) -> Non
     click.echo(f"{len(s['findings'])} finding{'s' if len(s['findings']) != 1 else ''} among {a['tested']} tested rows "
                f"({a['method']}, family-wise error {100 * a['alpha']:g}%, minimum effect {100 * a['min_effect']:g} "
                f"points)")
-    for f in s["findings"]:
+    for f in s["findings"][:8]:
         click.echo(f"- {f['text']}")
+    if len(s["findings"]) > 8:
+        click.echo(f"- and {len(s['findings']) - 8} more (report.html, summary.json)")
     for n in s["notes"]:
         click.echo(f"- note: {n}")
     click.echo(f"report: {dest / 'report.html'} ({s['report_seconds']:.2f} s)")

@@ -13,7 +13,7 @@ import polars as pl
 from balance import causal, findings, registry
 from balance.runs import RunSpec, is_complete, read_manifest
 from balance.stats import fmt_rate
-from reports import aggregate, drafts, evidence, figures, html
+from reports import aggregate, drafts, evidence, figures, html, metagame
 
 DIMENSIONS = ("character", "matchup", "matchup_by_seat", "overdrive", "meta_game", "deck_meta_game", "card", "seat", "seat_by_length",
               "turn_order", "turn_order_by_length", "solo_clear", "solo_battles")
@@ -234,6 +234,10 @@ def build(run_dir: Path, out_dir: Path | None = None, log=print, min_effect: flo
         if picks:
             card_causal = card_values(picks)
             tests += evidence.card_tests(card_causal, labels)
+    metas = {k: metagame.of(t[k]) for k in ("meta_game", "deck_meta_game") if k in t}
+    for mg in metas.values():
+        if mg is not None:
+            tests += mg.tests()  # strict dominance, tested; a stable equilibrium is described, not claimed
     assessment = findings.assess(tests, min_effect, alpha, text=evidence.sentence)
 
     pool = drafts.card_pool(man["game"], mod, tables, spec)  # the setup's cards (Blade Rondo's nt: No.21-40)
@@ -287,14 +291,17 @@ def build(run_dir: Path, out_dir: Path | None = None, log=print, min_effect: flo
     for key, what in (("meta_game", "character + Overdrive"), ("deck_meta_game", "the run's decks")):
         if key not in t:
             continue
-        mg = t[key]
-        add(key, figures.meta_game(
-            mg, "Options with zero weight are dominated: a field that knows the matchups never picks them. "
-                "Meta-weighted win rate is each option's win rate against that field."),
-            "meta-game", f"Meta-game ({what})",
-            html.table(R(mg.head(40)), [("option", "option"), ("weight", "weight"),
-                                         ("meta-weighted win rate", "meta_win_rate"), ("dominated", "dominated"),
-                                         ("games", "games"), ("thin matchups", "thin_cells")]))
+        mg = metagame.of(t[key])
+        if mg is None:
+            continue
+        head, body = metagame.section(mg, what)
+        if mg.stable and mg.complete:  # the figure only for an equilibrium that holds at this run's size
+            add(key, figures.meta_game(
+                t[key], "Bars: each option's weight in the equilibrium a field that knows the matchups would "
+                        "play, with its bootstrap interval; right: its win rate against that field."),
+                "meta-game", head, body)
+        else:
+            sections.append((head, body))
     if "card" in t:
         cols = [("card", "name"), ("play rate", "play_rate", "pct"), ("games played", "games_used"),
                 ("win rate when played", "rate:used_"), ("games not played", "games_unused"),
@@ -363,6 +370,10 @@ def build(run_dir: Path, out_dir: Path | None = None, log=print, min_effect: flo
     plt.close("all")
 
     extra_notes = notes(t) + list(game_part.get("findings", []))
+    for k, what in (("meta_game", "character + Overdrive"), ("deck_meta_game", "the run's decks")):
+        line = metagame.headline(metas[k], what) if metas.get(k) is not None else None
+        if line:
+            extra_notes.append(line)
     if solo and not hasattr(mod, "report_hook"):
         extra_notes = solo_findings(t) + extra_notes
     h = t["health"].row(0, named=True)
@@ -379,6 +390,9 @@ def build(run_dir: Path, out_dir: Path | None = None, log=print, min_effect: flo
     }
     if card_causal:
         summary["card_values"] = card_causal
+    for k, mg in metas.items():
+        if mg is not None:
+            summary[f"{k}_analysis"] = mg.to_json()
     if draft is not None:  # the draft's pick (and ban) rates, from re-dealt setups (reports/drafts.py)
         summary["draft"] = draft.to_json()
     for k in ("strategy", "head_to_head"):
