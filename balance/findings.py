@@ -237,7 +237,9 @@ def assess(tests: list[Test], min_effect: float = DEFAULT_MIN_EFFECT, alpha: flo
     z = stats.Z95
     out = []
     for i, t in enumerate(tests):
-        if p_adj[i] <= alpha and (abs(shrunk[i]) >= min_effect or t.effect_ok):
+        # a finding: clear after Holm, large enough, and its shrunk interval clear of the reference too (a row
+        # shrunk hard, because its dimension scatters little beyond noise, keeps a wide posterior interval)
+        if p_adj[i] <= alpha and (abs(shrunk[i]) >= min_effect or t.effect_ok) and abs(shrunk[i]) > z * post[i]:
             verdict = "difference"
         elif peq_adj[i] <= alpha:
             verdict = "settled"

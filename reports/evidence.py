@@ -311,6 +311,7 @@ def sentence(f: Finding) -> str:
             other = (g - f.extra.get("wins", 0) - f.extra.get("draws", 0)) / g if g else float("nan")
             lo, hi = 2 * f.reference - f.raw_ci_high, 2 * f.reference - f.raw_ci_low
             a, b, rate = b, a, f"{pct(other)} ({pct(lo)}-{pct(hi)})"
+            shrunk = "" if f.shrinkage > 0.95 else f"; {points(-f.raw_effect)} before shrinkage (the largest gaps overstate)"
             eff = f"{points(-f.effect)} ({100 * (f.reference - f.ci_high):+.1f} to {100 * (f.reference - f.ci_low):+.1f}{shrunk})"
         body = f"{a}{dag} beats {b} in {rate} of their games, against {pct(f.reference)} ({DECISIVE_HALF}): {eff}"
     elif f.dimension == "meta_game":
