@@ -103,7 +103,7 @@ def _findings_html(a: findings.Assessment, extra_notes: list[str]) -> str:
                         for d, v in by.items())
         parts.append(f"<p><b>Settled</b> (within &plusmn;{me} points of their reference, equivalence test): "
                      f"{esc(txt)}.</p>")
-    und = a.undecided
+    und = [f for f in a.undecided if f.dimension != "meta_game"]  # a dominance test has no "settled" side
     if und:
         need = max(findings.games_to_settle(f.n, f.se, a.min_effect, a.alpha) for f in und)
         by = {}
