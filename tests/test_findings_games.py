@@ -37,6 +37,19 @@ def test_twin_characters_give_no_character_matchup_or_meta_finding(tmp_path, twi
     assert {r["reference_kind"] for r in chars} == {"fair share"}
 
 
+def test_a_real_edge_among_twins_is_found(tmp_path, twins):
+    """Power: the same twins with one of them given 15 HP instead of 13: at 40,000 random games that twin is a
+    character finding (about +5 points), with its matchups, and its sentence says so against the fair share."""
+    d = tmp_path / "run"
+    run(d, RunSpec(game="colosseum", games=40_000, seed=8, data_dir=str(twins), overrides=["characters.lucent.hp=15"],
+                   chunk_size=20_000), workers=1)
+    s = build(d)
+    strong = [f for f in s["findings"] if f["dimension"] == "character" and f["keys"] == ["lucent"]]
+    assert strong and strong[0]["effect"] > 0.03 and strong[0]["ci_low"] > strong[0]["reference"]
+    assert "wins" in strong[0]["text"] and "fair share" in strong[0]["text"]
+    assert sum(f["dimension"] == "matchup" and "lucent" in f["keys"] for f in s["findings"]) >= 3
+
+
 def test_four_player_rose_duel_seats_against_their_fair_share(tmp_path):
     """The rose duel with four players: every seat's reference is a quarter of its decisive games (about 20%
     with the turn cap's draws), never 50%; the seat rows are named as the replays name them."""
