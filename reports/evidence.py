@@ -315,7 +315,11 @@ def sentence(f: Finding) -> str:
             eff = f"{points(-f.effect)} ({100 * (f.reference - f.ci_high):+.1f} to {100 * (f.reference - f.ci_low):+.1f}{shrunk})"
         body = f"{a}{dag} beats {b} in {rate} of their games, against {pct(f.reference)} ({DECISIVE_HALF}): {eff}"
     elif f.dimension == "meta_game":
-        body = f"{f.label}{dag}"
+        dom = f.extra.get("dominator", "another option")
+        body = (f"Meta-game: {f.label.split(' strictly dominated by ')[0]}{dag} is strictly dominated by {dom}, "
+                f"which does better against every opponent either can meet ({points(f.effect)} on average, "
+                f"{_ci_points(f)}; dominance p {f.p_adjusted:.2g} after Holm)")
+        return f"{body}. Evidence: {f.evidence} (an intersection-union test over the opponents)."
     else:
         subject = "The" + f.label[3:] if f.label.startswith("the ") else f.label
         if f.dimension == "overdrive":

@@ -16,7 +16,7 @@ table{border-collapse:collapse;font-size:.85em;margin:.5em 0}
 td,th{border:1px solid #ddd;padding:3px 7px;text-align:right}th{background:#f4f4f4}
 td:first-child,th:first-child{text-align:left}
 .reading{color:#555;font-style:italic;margin:.2em 0 1em}.prov{color:#a05a00}
-.findings li{margin:.3em 0}.meta{color:#555;font-size:.9em}img{max-width:100%}
+table.rows td:nth-child(2){text-align:left}table.rows td:not(:nth-child(2)){white-space:nowrap}.findings li{margin:.3em 0}.meta{color:#555;font-size:.9em}img{max-width:100%}
 """
 
 

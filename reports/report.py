@@ -65,6 +65,11 @@ def _measures(a: findings.Assessment) -> str:
     return "; ".join(parts)
 
 
+def _p(p: float) -> str:
+    """A p-value for a table: two digits, or the floor of a double for one that underflowed."""
+    return "< 1e-300" if p < 1e-300 else f"{p:.2g}"
+
+
 def _findings_html(a: findings.Assessment, extra_notes: list[str]) -> str:
     """The findings block: the method in one line, the findings, what is settled, what is undecided, notes."""
     esc = html_mod.escape
@@ -89,9 +94,9 @@ def _findings_html(a: findings.Assessment, extra_notes: list[str]) -> str:
             f"<tr><td>{esc(TITLES.get(f.dimension, f.dimension))}</td><td>{esc(f.label)}"
             f"{'<span class=prov>&dagger;</span>' if f.provisional else ''}</td><td>{html.pct(f.raw_estimate)}</td>"
             f"<td>{html.pct(f.reference)}</td><td>{100 * f.effect:+.1f} ({100 * (f.ci_low - f.reference):+.1f} to "
-            f"{100 * (f.ci_high - f.reference):+.1f})</td><td>{f.p_adjusted:.2g}</td><td>{f.n:,}</td>"
+            f"{100 * (f.ci_high - f.reference):+.1f})</td><td>{_p(f.p_adjusted)}</td><td>{f.n:,}</td>"
             f"<td>{esc(f.evidence)}</td></tr>" for f in diff)
-        parts.append("<table><tr><th>dimension</th><th>row</th><th>measured</th><th>reference</th>"
+        parts.append("<table class='rows'><tr><th>dimension</th><th>row</th><th>measured</th><th>reference</th>"
                      "<th>effect, points (95% CI, shrunk)</th><th>p (Holm)</th><th>n</th><th>evidence</th></tr>"
                      f"{body}</table>")
     settled = a.settled
@@ -106,12 +111,14 @@ def _findings_html(a: findings.Assessment, extra_notes: list[str]) -> str:
     und = [f for f in a.undecided if f.dimension != "meta_game"]  # a dominance test has no "settled" side
     if und:
         need = max(findings.games_to_settle(f.n, f.se, a.min_effect, a.alpha) for f in und)
-        by = {}
+        by: dict[str, list[str]] = {}
         for f in und:
-            by[f.dimension] = by.get(f.dimension, 0) + 1
-        txt = ", ".join(f"{n} {TITLES.get(d, d)}" for d, n in by.items())
-        parts.append(f"<p><b>Undecided</b>: {txt} rows are neither a finding nor settled at this run's size"
-                     + (f" (a fair row needs about {need:,} of its games to be settled)" if need else "") + ".</p>")
+            by.setdefault(f.dimension, []).append(f.label)
+        txt = "; ".join(f"{TITLES.get(d, d)}: {', '.join(v) if len(v) <= 6 else f'{len(v)} rows'}"
+                        for d, v in by.items())
+        parts.append(f"<p><b>Undecided</b> (neither a finding nor settled at this run's size"
+                     + (f"; a fair row needs about {need:,} of its games to be settled" if need else "")
+                     + f"): {esc(txt)}.</p>")
     if extra_notes:
         parts.append("<p><b>Notes</b> (descriptive, not tested):</p><ul class='findings'>"
                      + "".join(f"<li>{n}</li>" for n in extra_notes) + "</ul>")
