@@ -69,11 +69,10 @@ class Run:
         from balance import causal, findings
         from reports.report import build
 
-        deals = causal.DEFAULT_DEALS if causal_deals is None else causal_deals
         return build(self.path, Path(out) if out else None,
                      min_effect=findings.DEFAULT_MIN_EFFECT if min_effect is None else min_effect,
                      alpha=findings.DEFAULT_ALPHA if alpha is None else alpha,
-                     card_values=causal.for_run(self.path, deals))
+                     card_values=causal.for_run(self.path, causal_deals))
 
 
 def load_run(path: str | Path) -> Run:

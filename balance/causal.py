@@ -31,6 +31,8 @@ from balance.runs import Prepared, RunSpec
 DEFAULT_CARDS = 8  # cards measured per report (all of them when the game has at most ALL_CARDS)
 ALL_CARDS = 10
 DEFAULT_DEALS = 20_000  # deals per card (clusters): a card's value to ~0.3 points (one standard error)
+DEFAULT_SECONDS = 60.0  # CPU seconds the default budget may take (slow strategies get fewer deals)
+MIN_DEALS = 2_000  # never fewer by default: ~1 point of standard error
 FORMAT = "balance-causal-cards/1"
 
 
@@ -132,15 +134,37 @@ def cached_card_values(run_dir: Path, spec: RunSpec, cards: list[int], deals: in
     return doc
 
 
-def for_run(run_dir: Path, deals: int = DEFAULT_DEALS):
-    """The ``card_values`` callback ``reports.report.build`` takes for ``run_dir``: restricted play on at most
-    ``deals`` of the run's deals (no more than the run has), cached in the run folder; None when ``deals`` is 0."""
-    from functools import partial
+def for_run(run_dir: Path, deals: int | None = None, seconds: float = DEFAULT_SECONDS, log=None):
+    """The ``card_values`` callback ``reports.report.build`` takes for ``run_dir``: restricted play on the run's
+    deals, cached in the run folder; None when ``deals`` is 0.
 
+    ``deals`` given: that many deals (no more than the run has). ``None``: DEFAULT_DEALS, fewer when the run's
+    own speed (its manifest's CPU seconds per game) says the arms would take more than ``seconds`` of CPU, and
+    never fewer than MIN_DEALS: a planner run's report must not stall for minutes on a default. ``log`` is told
+    what will be measured and roughly how long it takes."""
+    from balance import registry
     from balance.runs import manifest_rotation, read_manifest
 
-    if deals <= 0:
+    if deals is not None and deals <= 0:
         return None
     man = read_manifest(Path(run_dir))
-    run_deals = max(1, int(man["games"]) // manifest_rotation(man))
-    return partial(cached_card_values, Path(run_dir), RunSpec(**man["spec"]), deals=min(int(deals), run_deals))
+    rotation = manifest_rotation(man)
+    run_deals = max(1, int(man["games"]) // rotation)
+    spec = RunSpec(**man["spec"])
+    done = sum(int(c.get("games", 0)) for c in man.get("chunks", {}).values()) or int(man["games"])
+    per_game = float(man.get("timing", {}).get("cpu_seconds", 0.0)) / max(done, 1)
+    mod = registry.get_game(spec.game).module
+    seats = int(mod.labels(mod.build_tables(mod.load_data(spec.data_dir, spec.overrides))).get("seats", 2))
+
+    def values(cards: list[int]) -> dict:
+        games_per_deal = (1 + len(cards) * seats) * rotation  # the shared base arm and one arm per (card, seat)
+        d = min(int(deals) if deals is not None else DEFAULT_DEALS, run_deals)
+        if deals is None and per_game > 0:
+            d = min(d, max(MIN_DEALS, int(seconds / (games_per_deal * per_game))), run_deals)
+        if log is not None:
+            est = f", about {d * games_per_deal * per_game:.0f} s" if per_game > 0 else ""
+            log(f"cards: restricted play for {len(cards)} cards on {d:,} of the run's deals "
+                f"({d * games_per_deal:,} games{est}; kept in {Path(run_dir) / 'analysis'})")
+        return cached_card_values(run_dir, spec, cards, d)
+
+    return values

@@ -107,7 +107,8 @@ def _findings_options(f):
                      help="family-wise error over every tested row, Holm (default 0.05)"),
         click.option("--causal-deals", default=None, type=int, metavar="N",
                      help="deals of restricted play per ranked card, for the cards' causal values (default "
-                          "20,000; 0: none, the card table stays correlational)"),
+                          "20,000, fewer when the run's strategies are slow: about a minute of CPU; 0: none, the "
+                          "card table stays correlational)"),
     ]
     for opt in reversed(options):
         f = opt(f)
@@ -266,7 +267,7 @@ def _report(run_dir, out, min_effect=None, alpha=None, causal_deals=None) -> Non
     min_effect = findings.DEFAULT_MIN_EFFECT if min_effect is None else min_effect
     alpha = findings.DEFAULT_ALPHA if alpha is None else alpha
     read_manifest(Path(run_dir))  # a missing or corrupt run folder: one line, before anything else
-    card_values = causal.for_run(Path(run_dir), causal.DEFAULT_DEALS if causal_deals is None else causal_deals)
+    card_values = causal.for_run(Path(run_dir), causal_deals, log=lambda m: click.echo(m, err=True))
     s = build(Path(run_dir), Path(out) if out else None, min_effect=min_effect, alpha=alpha, card_values=card_values)
     dest = Path(out) if out else Path(run_dir) / "report"
     a = s["assessment"]
