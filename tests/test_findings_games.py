@@ -123,3 +123,24 @@ def test_cli_findings_options(capsys, tmp_path):
     assert "tested rows (Holm, family-wise error 5%, minimum effect 5 points)" in out
     s = json.loads((d / "report" / "summary.json").read_text())
     assert s["assessment"]["min_effect"] == 0.05 and s["card_values"]["deals"] == 500
+
+
+def test_default_card_budget_follows_the_runs_speed(tmp_path, monkeypatch):
+    """A run whose games cost much CPU (here: its manifest says so) gets fewer default deals, never under
+    MIN_DEALS; an explicit --causal-deals is taken as given; 0 turns the card values off."""
+    d = tmp_path / "run"
+    run(d, RunSpec(game="colosseum", games=40_000, seed=6, chunk_size=20_000), workers=1)
+    got = []
+    monkeypatch.setattr(causal, "cached_card_values", lambda run_dir, spec, cards, deals: got.append(deals))
+    man = json.loads((d / "manifest.json").read_text())
+    man["timing"]["cpu_seconds"] = 40_000 * 0.001  # 1 ms a game: 19 arms x 20,000 deals would take 380 s
+    (d / "manifest.json").write_text(json.dumps(man))
+    logged = []
+    causal.for_run(d, log=logged.append)(list(range(9)))
+    assert got[-1] == int(causal.DEFAULT_SECONDS / (19 * 0.001)) and "about 60 s" in logged[0]
+    man["timing"]["cpu_seconds"] = 40_000 * 0.1
+    (d / "manifest.json").write_text(json.dumps(man))
+    causal.for_run(d)(list(range(9)))
+    assert got[-1] == causal.MIN_DEALS
+    causal.for_run(d, 30_000)(list(range(9)))
+    assert got[-1] == 30_000 and causal.for_run(d, 0) is None
