@@ -37,6 +37,22 @@ def test_twin_characters_give_no_character_matchup_or_meta_finding(tmp_path, twi
     assert {r["reference_kind"] for r in chars} == {"fair share"}
 
 
+def test_readme_example_reports_the_strategy_not_a_seat_or_character(tmp_path):
+    """`--matchup terry:elaine --strategy reader --strategy random` once read "Terry wins 98.8%" and "Seat 1
+    wins 98.8%": reader beating random. Rotated over the seats, the finding is the strategy's, causal; no
+    seat or character is one, and the page's first lines name the strategies and the rotation."""
+    d = tmp_path / "te"
+    run(d, RunSpec(game="colosseum", games=10_000, seed=1, matchup=["terry", "elaine"],
+                   strategies=["reader", "random"], chunk_size=5_000), workers=1)
+    s = build(d)
+    assert {f["dimension"] for f in s["findings"]} == {"strategy"}
+    f = s["findings"][0]
+    assert f["label"].startswith("reader") and f["evidence"] == "causal" and f["estimate"] > 0.9
+    assert s["strategy"] and s["run"]["rotation"] == 2
+    html = (d / "report" / "report.html").read_text(encoding="utf-8")
+    assert "reader vs random (every deal played 2 times with the strategies rotated over the seats" in html
+
+
 def test_a_real_edge_among_twins_is_found(tmp_path, twins):
     """Power: the same twins with one of them given 15 HP instead of 13: at 40,000 random games that twin is a
     character finding (about +5 points), with its matchups, and its sentence says so against the fair share."""
