@@ -319,7 +319,6 @@ def _dominance(P, var, fixed):
     left out: neither option can meet that opponent, so it says nothing about which is better. Columns i and
     j both measure ``P[j, i] - 0.5`` and count once each in the IUT (a max: harmless) and twice in the mean
     margin (its error counts that cell's variance four times, not twice)."""
-    n = P.shape[0]
     D = P[None, :, :] - P[:, None, :]  # D[i, j, k] = P[j, k] - P[i, k]
     V = var[None, :, :] + var[:, None, :]
     use = ~(fixed[None, :, :] & fixed[:, None, :])

@@ -150,6 +150,13 @@ def assigned(mod, spec) -> dict[str, str]:
 
 
 # ----------------------------------------------------------------------------- the tests
+def _names(labels: dict, kind: str) -> tuple[list, list, list]:
+    """A labelled kind's keys, display names and provisional marks (labels of ``simulators/<game>``)."""
+    names = list(labels.get(kind) or [])
+    keys = list(labels.get(f"{kind}_key") or names)
+    return keys, names, list(labels.get("provisional", {}).get(kind, [False] * len(names)))
+
+
 def _ok(r: dict) -> bool:
     return r["N"] >= MIN_GAMES and r["se"] == r["se"] and r["se"] > 0
 
@@ -167,7 +174,6 @@ def run_tests(records, labels: dict, spec, mod, rotation: int = 1) -> tuple[list
     mixed = "strategy" in cols and rotation > 1
     long = _with_fair(long, mixed)
     why = assigned(mod, spec)
-    prov = labels.get("provisional", {})
     queries = {}
     players_vary = "n_players" in cols and lf.select(pl.col("n_players").n_unique()).collect().item() > 1
     queries["seat"] = row_sums(long, ["k", "seat"] if players_vary else ["seat"], cl, wt)
@@ -211,24 +217,18 @@ def run_tests(records, labels: dict, spec, mod, rotation: int = 1) -> tuple[list
     for r in frames.get("turn_order", pl.DataFrame()).iter_rows(named=True):
         if _ok(r) and r["went_first"]:
             add("turn_order", ["first"], "the first player", r)
-    ck = list(labels.get("character_key") or labels.get("character") or [])
-    cn = list(labels.get("character") or [])
-    cp = list(prov.get("character", [False] * len(cn)))
+    ck, cn, cp = _names(labels, "character")
     for r in frames.get("character", pl.DataFrame()).iter_rows(named=True):
-        c = int(r["char"])
-        if _ok(r) and c < len(cn):
-            add("character", [ck[c]], cn[c], r, cp[c])
+        if _ok(r) and int(r["char"]) < len(cn):
+            add("character", [ck[r["char"]]], cn[r["char"]], r, cp[r["char"]])
     for r in frames.get("matchup", pl.DataFrame()).iter_rows(named=True):
         a, b = int(r["char"]), int(r["opp_char"])
         if _ok(r) and max(a, b) < len(cn):
             add("matchup", [ck[a], ck[b]], f"{cn[a]} vs {cn[b]}", r, cp[a] or cp[b], DECISIVE_HALF)
-    ok_ = list(labels.get("overdrive_key") or labels.get("overdrive") or [])
-    on = list(labels.get("overdrive") or [])
-    op = list(prov.get("overdrive", [False] * len(on)))
+    ok_, on, op = _names(labels, "overdrive")
     for r in frames.get("overdrive", pl.DataFrame()).iter_rows(named=True):
-        o = int(r["od"])
-        if _ok(r) and o < len(on):
-            add("overdrive", [ok_[o]], f"Overdrive {on[o]}", r, op[o])
+        if _ok(r) and int(r["od"]) < len(on):
+            add("overdrive", [ok_[r["od"]]], f"Overdrive {on[r['od']]}", r, op[r["od"]])
     for r in frames.get("strategy", pl.DataFrame()).iter_rows(named=True):
         s = int(r["strategy"])
         if not _ok(r) or (seats == 2 and s != 0):  # two seats, two strategies: the second is the first's mirror

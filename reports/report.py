@@ -70,6 +70,14 @@ def _p(p: float) -> str:
     return "< 1e-300" if p < 1e-300 else f"{p:.2g}"
 
 
+def _by_dimension(rows: list) -> str:
+    """Rows' labels grouped by dimension ('characters: A, B; matchups: 12 rows')."""
+    by: dict[str, list[str]] = {}
+    for f in rows:
+        by.setdefault(f.dimension, []).append(f.label)
+    return "; ".join(f"{TITLES.get(d, d)}: {', '.join(v) if len(v) <= 6 else f'{len(v)} rows'}" for d, v in by.items())
+
+
 def _findings_html(a: findings.Assessment, extra_notes: list[str]) -> str:
     """The findings block: the method in one line, the findings, what is settled, what is undecided, notes."""
     esc = html_mod.escape
@@ -101,22 +109,13 @@ def _findings_html(a: findings.Assessment, extra_notes: list[str]) -> str:
                      f"{body}</table>")
     settled = a.settled
     if settled:
-        by: dict[str, list[str]] = {}
-        for f in settled:
-            by.setdefault(f.dimension, []).append(f.label)
-        txt = "; ".join(f"{TITLES.get(d, d)}: {', '.join(v) if len(v) <= 6 else f'{len(v)} rows'}"
-                        for d, v in by.items())
         parts.append(f"<p><b>Settled</b> (within &plusmn;{me} points of their reference, equivalence test): "
-                     f"{esc(txt)}.</p>")
+                     f"{esc(_by_dimension(settled))}.</p>")
     und = [f for f in a.undecided if f.dimension != "meta_game"]  # a dominance test has no "settled" side
     if und:
         need = max(findings.games_to_settle(f.n, f.se, a.min_effect, a.alpha) for f in und)
-        by: dict[str, list[str]] = {}
-        for f in und:
-            by.setdefault(f.dimension, []).append(f.label)
-        txt = "; ".join(f"{TITLES.get(d, d)}: {', '.join(v) if len(v) <= 6 else f'{len(v)} rows'}"
-                        for d, v in by.items())
-        parts.append(f"<p><b>Undecided</b> (neither a finding nor settled at this run's size"
+        txt = _by_dimension(und)
+        parts.append("<p><b>Undecided</b> (neither a finding nor settled at this run's size"
                      + (f"; a fair row needs about {need:,} of its games to be settled" if need else "")
                      + f"): {esc(txt)}.</p>")
     if extra_notes:

@@ -4,7 +4,6 @@ restricted play, which the report computes on the run's own deals; the CLI's fin
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 

@@ -156,7 +156,7 @@ def _ref_segments(ax) -> list[float]:
     for c in ax.collections:
         if isinstance(c, LineCollection) and c.get_label() == "fair share":
             for seg in c.get_segments():
-                (x0, y0), (x1, y1) = seg[0], seg[-1]
+                (x0, y0), (x1, _) = seg[0], seg[-1]
                 vals.append(x0 if x0 == x1 else y0)
     return vals
 
