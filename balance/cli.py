@@ -867,6 +867,9 @@ def autobalance(game, target, max_edits, patterns, n_games, screen_games, beam, 
         Path(json_out).write_text(json.dumps(A.result_json(res), indent=1, ensure_ascii=False))
 
 
+from balance import cli_ci  # noqa: E402,F401  (registers compare and check on the group above)
+
+
 def main(argv=None):
     """Entry point: user errors are one line on stderr and exit code 2 (1 is kept for drift)."""
     try:

@@ -492,10 +492,11 @@ class RowResult:
         return self.new[1] / self.new[0] if self.new[0] else float("nan")
 
 
-def compare(old: dict, new: dict, dims: dict, cross: dict | None = None, clusters: int | None = None,
+def compare(old: dict, new: dict, dims: dict, cross: dict | None = None, clusters: int | tuple | None = None,
             tolerance: float = DEFAULT_TOLERANCE, fwer: float = DEFAULT_FWER, rule: Rule | None = None
             ) -> list[RowResult]:
     """Test every row of ``dims`` for a shift between ``old`` and ``new`` sums (paired when ``cross``).
+    ``clusters``: the independent units behind the sums; unpaired, a pair ``(old's, new's)`` when they differ.
 
     Rows with fewer than MIN_ROW_GAMES seat-games in either run, or fewer than MIN_EVENTS wins or
     non-wins in both runs together, are listed but not tested. Holm over the tested rows; a row moved by
@@ -507,7 +508,8 @@ def compare(old: dict, new: dict, dims: dict, cross: dict | None = None, cluster
         if cross is not None:
             shift, se = stats.paired_difference(a, b, cross[d], clusters)
         else:
-            shift, se = stats.unpaired_difference(a, b, clusters, clusters)
+            ca, cb = clusters if isinstance(clusters, tuple) else (clusters, clusters)  # each run's own count
+            shift, se = stats.unpaired_difference(a, b, ca, cb)
         odds = stats.odds_ratio(a["W"], a["N"], b["W"], b["N"], CONTINUITY)
         for i, key in enumerate(dim.keys):
             na, wa, nb, wb = int(a["N"][i]), int(a["W"][i]), int(b["N"][i]), int(b["W"][i])
