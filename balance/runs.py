@@ -64,7 +64,14 @@ from balance.rng import root_key
 MANIFEST = "manifest.json"
 LOCK = ".lock"
 FORMAT = 1
-DEFAULT_CHUNK = 100_000
+DEFAULT_CHUNK = 100_000  # games per chunk file, at most (runs of fewer games get smaller chunks: auto_chunk_size)
+MIN_AUTO_CHUNK = 1_000
+# The run store's limits (README, "The command line"): a manifest lists every finished chunk, so a run has at
+# most MAX_CHUNKS of them (a ~130 MB manifest); the largest run is MAX_GAMES games (then chunks of 10^6 games);
+# a chunk is held in a worker's memory, so it is at most MAX_CHUNK_SIZE games (~2.5 GB of rose-duel records).
+MAX_GAMES = 10**12
+MAX_CHUNKS = 1_000_000
+MAX_CHUNK_SIZE = 10_000_000
 EXECUTORS = ("local", "dask")
 DASK_CONNECT_TIMEOUT = 10.0  # seconds to reach a --scheduler before giving up with a one-line error
 # The manifest is rewritten after a chunk only when the last rewrite is at least this many times its own
@@ -92,12 +99,18 @@ class RunSpec:
     swap_seats: bool = False  # play each deal with the seats' deals exchanged (the game's simulate_chunk reads it)
 
     def normalised(self) -> "RunSpec":
-        if self.games <= 0:
+        games = whole_number(self.games, "--games")
+        if games <= 0:
             raise BalanceError(f"--games must be a positive number of games, got {self.games}")
-        if self.seed < 0:
+        if games > MAX_GAMES:
+            raise BalanceError(f"--games {games:,}: the most a run holds is {MAX_GAMES:,} (10^12)")
+        if whole_number(self.seed, "--seed") < 0:
             raise BalanceError(f"--seed must be >= 0, got {self.seed}")
-        if self.chunk_size <= 0:
+        chunk = whole_number(self.chunk_size, "--chunk-size")
+        if chunk <= 0:
             raise BalanceError(f"--chunk-size must be positive, got {self.chunk_size}")
+        if chunk > MAX_CHUNK_SIZE:
+            raise BalanceError(f"--chunk-size {chunk:,}: at most {MAX_CHUNK_SIZE:,} games (a chunk is held in memory)")
         strategies = list(self.strategies) or ["random"]
         if len(strategies) == 1:
             strategies = strategies * 2
@@ -109,6 +122,7 @@ class RunSpec:
         params = list(self.strategy_params) or [{} for _ in strategies]
         if len(params) == 1:
             params = params * len(strategies)
+        check_game_options(spec, self.options)
         return RunSpec(
             game=self.game, games=int(self.games), seed=int(self.seed), setup=self.setup or spec.default_setup,
             strategies=strategies, strategy_params=params, matchup=list(self.matchup) if self.matchup else None,
@@ -116,6 +130,46 @@ class RunSpec:
             chunk_size=int(self.chunk_size), plugins=list(self.plugins), options=dict(self.options),
             swap_seats=bool(self.swap_seats),
         )
+
+
+def whole_number(value, option: str) -> int:
+    """``value`` as an int: an int, or a float with no fraction (``1e6``); anything else is one line naming the
+    option."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise BalanceError(f"{option} must be a whole number, got {value!r}")
+    if isinstance(value, (float, np.floating)) and not float(value).is_integer():
+        raise BalanceError(f"{option} must be a whole number, got {value!r}")
+    return int(value)
+
+
+def game_options(game: registry.GameSpec) -> tuple[str, ...]:
+    """The option keys a game takes (``--set KEY=VALUE``, ``--players N``): ``GameSpec.extra["options"]``, else the
+    game module's ``OPTIONS`` or ``SETTINGS_KEYS``; a game that declares none takes none."""
+    keys = game.extra.get("options")
+    if keys is None:
+        keys = getattr(game.module, "OPTIONS", None) or getattr(game.module, "SETTINGS_KEYS", None) or ()
+    return tuple(keys)
+
+
+def check_game_options(game: registry.GameSpec, options: dict) -> None:
+    """Refuse option keys the game does not take, in one line (``--players`` on a two-player game)."""
+    allowed = game_options(game)
+    for key in options or {}:
+        if key in allowed:
+            continue
+        takes = f"its options: {', '.join(allowed)}" if allowed else "it takes no game options"
+        if key == "players":
+            raise BalanceError(f"--players: {game.name} has no player count (a two-player game); {takes}")
+        raise BalanceError(f"--set {key}: not an option of {game.name}; {takes}")
+
+
+def auto_chunk_size(games: int, workers: int) -> int:
+    """The default chunk size: about four chunks per worker (a run of 100,000 games still uses every core), at
+    least 1,000 games and at most 100,000 (a progress step, a file), and large enough that a run has at most
+    MAX_CHUNKS chunks. Records never depend on it."""
+    games, workers = max(1, int(games)), max(1, int(workers))
+    size = max(MIN_AUTO_CHUNK, min(DEFAULT_CHUNK, games // (4 * workers)))
+    return max(size, -(-games // MAX_CHUNKS))
 
 
 class Prepared:
@@ -334,14 +388,34 @@ def write_manifest(run_dir: Path, man: dict) -> None:
     _atomic_write_bytes(Path(run_dir) / MANIFEST, json.dumps(man, indent=1, sort_keys=True).encode())
 
 
-def chunk_files(run_dir: Path) -> list[Path]:
-    """The finished chunk files of a run, checked against the manifest."""
+_VERIFIED: dict[tuple, str] = {}  # (path, size, mtime) -> sha256 checked in this process
+
+
+def verify_chunk(p: Path, digest: str | None, man: dict, run_dir: Path) -> None:
+    """Refuse a chunk file whose sha256 is not the manifest's (damaged or changed since the run wrote it), in one
+    line naming the file and the command that recomputes it. Each file is hashed once per process (keyed by its
+    size and modification time)."""
+    if not digest:
+        return  # a manifest without checksums: nothing to check against
+    st = p.stat()
+    key = (str(p.resolve()), st.st_size, st.st_mtime_ns)
+    if _VERIFIED.get(key) != digest:
+        if sha256_file(p) != digest:
+            raise RunError(f"{p}: does not match the manifest's sha256 (damaged or changed since the run wrote it); "
+                           f"recompute it with: balance simulate {man['game']} --resume --out {run_dir}")
+        _VERIFIED[key] = digest
+
+
+def chunk_files(run_dir: Path, verify: bool = True) -> list[Path]:
+    """The finished chunk files of a run, checked against the manifest (``verify``: their sha256 too)."""
     man = read_manifest(run_dir)
     files = []
     for idx in sorted(int(k) for k in man["chunks"]):
         p = chunk_path(run_dir, idx)
         if not p.exists():
             raise RunError(f"{p}: listed in the manifest but missing (resume the run to recompute it)")
+        if verify:
+            verify_chunk(p, man["chunks"][str(idx)].get("sha256"), man, run_dir)
         files.append(p)
     if not files:
         raise RunError(f"{run_dir}: no finished chunks yet")
@@ -445,9 +519,53 @@ def _die_with_parent(parent: int) -> None:
         pass
 
 
-def _worker_init(spec_dict: dict, parent: int, rotation: int | None = None) -> None:
+# A chunk expected to take longer than this is computed in slices of about SLICE_SECONDS, so that the progress
+# bar moves within it (a planner chunk of 100,000 games is ~15 s a core); a faster chunk is one call, as before.
+SLICE_SECONDS = 0.5
+PROBE_GAMES = 1_000  # the first slice of a worker's first chunk, which measures the games' speed
+
+
+def sliced_chunk(prep: Prepared, start: int, count: int, tick: Callable[[int], None] | None, pace: dict
+                 ) -> np.ndarray:
+    """``prep.chunk(start, count, reuse=True)``, computed in slices when it would take over ``2 * SLICE_SECONDS``;
+    ``tick(n)`` after each slice of ``n`` games. ``pace`` (kept by the caller across chunks) holds the measured
+    games per second and the buffer the slices are copied into. The records are the same either way: game ``i``
+    depends only on the seed and ``i`` (the run store's guarantee, whatever the chunk boundaries)."""
+    rate = pace.get("rate")
+    if tick is None or (rate is not None and count <= rate * 2 * SLICE_SECONDS):
+        t = time.perf_counter()
+        recs = prep.chunk(start, count, reuse=True)
+        pace["rate"] = count / max(time.perf_counter() - t, 1e-9)
+        if tick is not None:
+            tick(count)
+        return recs
+    out, i = None, 0
+    while i < count:
+        n = count - i if rate is None and count <= PROBE_GAMES else (
+            min(count - i, PROBE_GAMES if rate is None else max(PROBE_GAMES, int(rate * SLICE_SECONDS))))
+        if count - i - n < PROBE_GAMES:
+            n = count - i  # no tiny last slice
+        t = time.perf_counter()
+        part = prep.chunk(start + i, n, reuse=True)
+        rate = pace["rate"] = n / max(time.perf_counter() - t, 1e-9)
+        if i == 0 and n == count:
+            out = part
+        else:
+            if out is None:
+                buf = pace.get("buf")
+                if buf is None or buf.dtype != part.dtype or len(buf) < count:
+                    buf = pace["buf"] = np.empty(count, dtype=part.dtype)
+                out = buf[:count]
+            out[i:i + n] = part
+        tick(n)
+        i += n
+    return out
+
+
+def _worker_init(spec_dict: dict, parent: int, rotation: int | None = None, counter=None) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides; finished chunks are already safe
     _die_with_parent(parent)
+    _WORKER["counter"], _WORKER["pace"] = counter, {}
     prep = _WORKER.get("prep")
     if prep is not None and asdict(prep.spec) == spec_dict and rotation in (None, prep.rotation):
         # forked from a parent that already compiled/loaded the kernels: nothing to load again

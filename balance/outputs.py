@@ -1,0 +1,117 @@
+"""Output paths of the commands (``--out``, ``--json``): checked before any work starts, written atomically,
+and never a lost result.
+
+* :func:`check_file` / :func:`check_folder` refuse, in one line naming the option and the path, a path that
+  cannot be written (its folder is a file, is read-only, is not ours; the path is a folder where a file is
+  wanted, or the other way round). They run before the simulation, so a long computation never ends on an
+  unwritable path.
+* :func:`write_text` writes a file atomically (a temp file beside it, renamed); ``-`` is standard output; a
+  device or a pipe (``/dev/stdout``) is written in place. When the write fails anyway (a disk that filled up
+  during the run), the text is saved in the system's temp folder and the one-line error names that copy: a
+  finished result is never lost.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from balance.errors import BalanceError
+
+STDOUT = "-"
+
+
+def is_stdout(path) -> bool:
+    return path is not None and str(path) == STDOUT
+
+
+def _nearest_existing(p: Path) -> Path:
+    p = p.absolute()
+    while not p.exists() and p != p.parent:
+        p = p.parent
+    return p
+
+
+def _probe(folder: Path, option: str, path) -> None:
+    """Create and remove a temp file in ``folder``: the only sure test (root ignores permissions, a read-only
+    mount does not)."""
+    try:
+        with tempfile.TemporaryFile(dir=folder, prefix=".balance-probe-"):
+            pass
+    except OSError as e:
+        raise BalanceError(f"{option} {path}: cannot write in {folder} ({e.strerror or e})") from None
+
+
+def check_file(path, option: str, allow_stdout: bool = True) -> None:
+    """Refuse an output file path that cannot be written (missing folders are created when it is written)."""
+    if path is None:
+        return
+    if is_stdout(path):
+        if allow_stdout:
+            return
+        raise BalanceError(f"{option} -: standard output is not allowed here; give a file path")
+    p = Path(path)
+    if p.is_dir():
+        raise BalanceError(f"{option} {path}: is a folder; give a file path")
+    if p.exists() and not p.is_file():
+        return  # a device or a pipe (/dev/stdout, /dev/null): written in place
+    anc = _nearest_existing(p.parent)
+    if not anc.is_dir():
+        raise BalanceError(f"{option} {path}: {anc} is a file, not a folder")
+    _probe(anc, option, path)
+
+
+def check_folder(path, option: str) -> None:
+    """Refuse an output folder that cannot be made or written (it is a file, or under a file or a read-only
+    folder)."""
+    if path is None:
+        return
+    p = Path(path)
+    if p.exists() and not p.is_dir():
+        raise BalanceError(f"{option} {path}: is a file, not a folder")
+    anc = _nearest_existing(p)
+    if not anc.is_dir():
+        raise BalanceError(f"{option} {path}: {anc} is a file, not a folder")
+    _probe(anc, option, path)
+
+
+def write_text(path, text: str, option: str) -> None:
+    """Write ``text`` to ``path`` (``-``: standard output) atomically; on failure save it in the temp folder and
+    raise one line naming both."""
+    if is_stdout(path):
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+        sys.stdout.flush()
+        return
+    p = Path(path)
+    try:
+        if p.exists() and not p.is_file():  # a device or a pipe: never replaced by a regular file
+            with open(p, "w", encoding="utf-8") as f:
+                f.write(text)
+            return
+        p.parent.mkdir(parents=True, exist_ok=True)
+        tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
+        try:
+            with open(tmp, "w", encoding="utf-8") as f:
+                f.write(text)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, p)
+        finally:
+            tmp.unlink(missing_ok=True)
+    except OSError as e:
+        why = e.strerror or str(e) or type(e).__name__
+        saved = _save_elsewhere(p.name, text)
+        tail = f"; the result was saved to {saved} instead" if saved else "; it could not be saved elsewhere either"
+        raise BalanceError(f"{option} {path}: cannot write it ({why}){tail}") from None
+
+
+def _save_elsewhere(name: str, text: str) -> str | None:
+    try:
+        fd, where = tempfile.mkstemp(prefix=f"balance-{Path(name).stem or 'result'}-",
+                                     suffix=Path(name).suffix or ".txt")
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        return where
+    except OSError:
+        return None
