@@ -16,7 +16,7 @@ import time
 from functools import cached_property
 from pathlib import Path
 
-from balance.runs import DEFAULT_CHUNK, RunSpec, read_manifest, run
+from balance.runs import DEFAULT_CHUNK, RunSpec, read_manifest, run, run_spec
 
 
 class Run:
@@ -25,7 +25,7 @@ class Run:
     def __init__(self, path: str | Path):
         self.path = Path(path)
         self.manifest = read_manifest(self.path)
-        self.spec = RunSpec(**self.manifest["spec"])
+        self.spec = run_spec(self.path, self.manifest)  # reads the run's own data (RUN/data), wherever it moved
 
     def __repr__(self) -> str:
         m = self.manifest
@@ -34,7 +34,7 @@ class Run:
 
     @cached_property
     def labels(self) -> dict:
-        """Names per id (characters, cards, ...) and provisional marks, from the run's data."""
+        """Names per id (characters, cards, ...) and provisional marks, from the run's own data."""
         from balance import registry
 
         for mod in self.spec.plugins:

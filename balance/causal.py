@@ -143,14 +143,14 @@ def for_run(run_dir: Path, deals: int | None = None, seconds: float = DEFAULT_SE
     never fewer than MIN_DEALS: a planner run's report must not stall for minutes on a default. ``log`` is told
     what will be measured and roughly how long it takes."""
     from balance import registry
-    from balance.runs import manifest_rotation, read_manifest
+    from balance.runs import manifest_rotation, read_manifest, run_spec
 
     if deals is not None and deals <= 0:
         return None
     man = read_manifest(Path(run_dir))
     rotation = manifest_rotation(man)
     run_deals = max(1, int(man["games"]) // rotation)
-    spec = RunSpec(**man["spec"])
+    spec = run_spec(run_dir, man)  # the run's own data (RUN/data), not the --data folder as it is now
     done = sum(int(c.get("games", 0)) for c in man.get("chunks", {}).values()) or int(man["games"])
     per_game = float(man.get("timing", {}).get("cpu_seconds", 0.0)) / max(done, 1)
     mod = registry.get_game(spec.game).module

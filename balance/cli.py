@@ -292,14 +292,14 @@ def replay(game, index, run_dir, seed, setup, strategy, param, matchup, data, ov
     """Tell one game round by round (same seed and settings: the same game as in the run)."""
     import inspect
 
-    from balance.runs import Prepared, RunSpec, manifest_rotation, read_manifest
+    from balance.runs import Prepared, manifest_rotation, read_manifest, run_spec
 
     if index < 0:
         raise BalanceError(f"--game must be >= 0, got {index}")
     rotation = None  # explicit settings: a new run's rotation
     if run_dir:
         man = read_manifest(Path(run_dir))
-        spec, rotation = RunSpec(**man["spec"]), manifest_rotation(man)
+        spec, rotation = run_spec(run_dir, man), manifest_rotation(man)  # the run's own data (RUN/data)
     else:
         if not game:
             raise BalanceError("replay needs GAME (or --run RUN_DIR)")

@@ -23,7 +23,7 @@ import polars as pl
 
 from balance import drift, registry, rows
 from balance.errors import BalanceError
-from balance.runs import RunSpec, chunk_files, manifest_rotation, read_manifest
+from balance.runs import RunSpec, chunk_files, manifest_rotation, read_manifest, run_spec
 
 DEFAULT_MIN_EFFECT = 0.01  # one point: a shift between two runs matters at smaller sizes than an imbalance
 BLOCK = 200_000  # games read at a time (both runs' rows summed block by block: memory stays flat)
@@ -76,7 +76,7 @@ class Comparison:
 def _side(path) -> Side:
     path = Path(path)
     man = read_manifest(path)  # a missing or corrupt run folder: one line
-    spec = RunSpec(**man["spec"])
+    spec = run_spec(path, man)  # the run's own data (RUN/data): its names, whatever became of --data
     for p in spec.plugins:
         registry.load_plugin(p)
     mod = registry.get_game(spec.game).module

@@ -124,8 +124,10 @@ class Record:
                 out[k] = t.check(v[k], sub)
             elif getattr(t, "default", None) is not None:
                 # a copy: an --override inside a defaulted table must not edit the schema's shared default
-                # (every other entry left at the default, and every later load in this process)
-                out[k] = copy.deepcopy(t.default)
+                # (every other entry left at the default, and every later load in this process); checked like
+                # a written value, so a defaulted table gets its own fields' defaults and validating twice (as
+                # an --override does) gives the same data as once: one effective data, one hash
+                out[k] = t.check(copy.deepcopy(t.default), sub)
             else:
                 raise DataError(f"{sub}: missing; expected {t.describe()}")
         return out

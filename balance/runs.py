@@ -235,8 +235,21 @@ class Prepared:
         t = time.perf_counter()
         recs = self.chunk(0, 1)
         if encoder:
-            encode_chunk(recs)
+            encode_chunk(recs, self.records_meta(recs.dtype))
         return time.perf_counter() - t
+
+    def records_meta(self, dtype: np.dtype) -> bytes:
+        """The run's column dictionary (:mod:`balance.columns`) as the bytes every chunk file carries in its
+        parquet metadata; the same bytes in every process and chunk of the run (no path, no time)."""
+        cache = self.__dict__.setdefault("_records_meta", {})
+        if dtype not in cache:
+            from balance import columns
+
+            params = [dict(zip(s.param_names or [str(i) for i in range(len(p))], p.tolist()))
+                      for s, p in zip(self.strategies, self.params)]
+            cache[dtype] = columns.encode(columns.describe(self.game, self.game.module.labels(self.tables), dtype,
+                                                           list(self.spec.strategies), params, self.rotation))
+        return cache[dtype]
 
     def chunk(self, start: int, count: int, reuse: bool = False) -> np.ndarray:
         """The records of games ``start .. start+count-1``.
@@ -313,8 +326,9 @@ def _now() -> str:
     return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
 
 
-def _atomic_write_bytes(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+def _atomic_write_bytes(path: Path, data: bytes, tmp_dir: Path | None = None) -> None:
+    """Write ``path`` through a temp file (in ``tmp_dir``, default beside it; same file system), fsync, rename."""
+    tmp = (Path(tmp_dir) if tmp_dir is not None else path.parent) / f".{path.name}.{os.getpid()}.tmp"
     with open(tmp, "wb") as f:
         f.write(data)
         f.flush()
@@ -334,31 +348,51 @@ def sha256_file(path: Path) -> str:
     return h.hexdigest()
 
 
-def encode_chunk(records: np.ndarray) -> bytes:
-    """One chunk's records as the bytes of a parquet file (zstd), one column per record field."""
+def encode_chunk(records: np.ndarray, meta: bytes | None = None) -> bytes:
+    """One chunk's records as the bytes of a parquet file (zstd), one column per record field; ``meta`` (the
+    run's column dictionary, :meth:`Prepared.records_meta`) goes into the file's key-value metadata under
+    ``balance`` (it never changes a value: only the footer grows, by its size)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     table = pa.table({name: records[name] for name in records.dtype.names})
     buf = io.BytesIO()
-    pq.write_table(table, buf, compression="zstd")
+    if meta is None:
+        pq.write_table(table, buf, compression="zstd")
+        return buf.getvalue()
+    from balance.columns import KEY
+
+    # into the file's footer only (pq.read_metadata(path).metadata[b"balance"]), not into the arrow schema as
+    # well, which would store it twice (ARROW:schema holds the schema's metadata again, base64)
+    with pq.ParquetWriter(buf, table.schema, compression="zstd") as w:
+        w.write_table(table)
+        w.add_key_value_metadata({KEY: meta})
     return buf.getvalue()
 
 
 def write_chunk_bytes(path: Path, data: bytes) -> str:
-    """Write an encoded chunk atomically (temp file, fsync, rename); return its sha256."""
-    _atomic_write_bytes(path, data)
+    """Write an encoded chunk atomically (temp file, fsync, rename); return its sha256. The temp file of a chunk
+    in ``RUN/records/`` is written in ``RUN/.tmp/``: ``records/`` only ever holds whole chunk files."""
+    path = Path(path)
+    tmp = _run_tmp_dir(path.parent.parent) if path.parent.name == "records" else None
+    _atomic_write_bytes(path, data, tmp)
     return hashlib.sha256(data).hexdigest()
 
 
-def write_chunk(path: Path, records: np.ndarray) -> str:
-    """Write one chunk's records as parquet, atomically; return its sha256."""
-    return write_chunk_bytes(path, encode_chunk(records))
+def write_chunk(path: Path, records: np.ndarray, meta: bytes | None = None) -> str:
+    """Write one chunk's records as parquet (with the column dictionary ``meta``), atomically; return its sha256."""
+    return write_chunk_bytes(path, encode_chunk(records, meta))
 
 
 def _remove_dead_temp_files(run_dir: Path) -> None:
-    """Remove temp files (``.NAME.PID.tmp``) left by killed processes of this host; a live writer's stay."""
-    for folder in (Path(run_dir), Path(run_dir) / "records"):
+    """Remove temp files (``.NAME.PID.tmp``) left by killed processes of this host; a live writer's stay.
+    (Runs made before ``RUN/.tmp/`` existed kept them beside their targets, ``records/`` included.) Chunks a
+    worker staged but the run never took (:func:`staged_chunk_path`) go too: they are recomputed."""
+    import shutil
+
+    from balance.rundata import TMP
+
+    for folder in (Path(run_dir), Path(run_dir) / "records", Path(run_dir) / TMP):
         for tmp in folder.glob(".*.tmp"):
             try:
                 pid = int(tmp.name.rsplit(".", 2)[-2])
@@ -366,6 +400,92 @@ def _remove_dead_temp_files(run_dir: Path) -> None:
                 continue
             if not _pid_alive(pid):
                 tmp.unlink(missing_ok=True)
+    shutil.rmtree(Path(run_dir) / TMP / "staged", ignore_errors=True)
+
+
+# ----------------------------------------------------------------------------- the run's own data, its records/
+def _run_tmp_dir(run_dir: Path) -> Path:
+    """RUN/.tmp: the temp files of the run's writer and workers (never in ``records/``)."""
+    from balance.rundata import tmp_dir
+
+    return tmp_dir(run_dir)
+
+
+def staged_chunk_path(run_dir: Path, idx: int) -> Path:
+    """Where a local worker writes chunk ``idx``: ``RUN/.tmp/staged/``; the run's process moves it into
+    ``records/`` (:func:`take_staged_chunk`) when it takes the result, so a worker still finishing after an
+    interrupt never adds a file to ``records/`` that the manifest does not list."""
+    d = _run_tmp_dir(run_dir) / "staged"
+    d.mkdir(exist_ok=True)
+    return d / chunk_path(run_dir, idx).name
+
+
+def take_staged_chunk(run_dir: Path, idx: int) -> None:
+    """Move a worker's staged chunk ``idx`` into ``records/`` (an atomic rename)."""
+    os.replace(staged_chunk_path(run_dir, idx), chunk_path(run_dir, idx))
+
+
+def sweep_records(run_dir: Path, man: dict) -> list[str]:
+    """Remove from ``records/`` every file that is not a chunk the manifest lists (a chunk finished after the
+    manifest's last write, when the run was killed; temp files of runs made before ``RUN/.tmp/``): ``records/``
+    then holds exactly the run's chunks, so ``records/*.parquet`` read by any tool is the run. Unlisted chunks
+    are recomputed by a resume (same seed, same bytes). Returns the names removed."""
+    listed = {chunk_path(run_dir, int(k)).name for k in man.get("chunks", {})}
+    removed = []
+    folder = Path(run_dir) / "records"
+    if not folder.is_dir():
+        return removed
+    for p in folder.iterdir():
+        if p.name in listed or not p.is_file():
+            continue
+        if p.name.endswith(".tmp"):
+            try:
+                if _pid_alive(int(p.name.rsplit(".", 2)[-2])):
+                    continue  # a live writer's (an older version of this code writing here)
+            except (ValueError, IndexError):
+                pass
+        p.unlink(missing_ok=True)
+        removed.append(p.name)
+    for d in (Path(run_dir) / ".tmp" / "staged", Path(run_dir) / ".tmp"):
+        try:
+            d.rmdir()  # only when empty: a worker still finishing after an interrupt keeps its folder
+        except FileNotFoundError:
+            continue
+        except OSError:
+            break
+    return removed
+
+
+def note_columns(run_dir: Path, man: dict) -> None:
+    """Put the column dictionary into the manifest (``columns``) from a listed chunk's parquet metadata, once:
+    the manifest and the chunks then carry the same dictionary."""
+    if man.get("columns") or not man.get("chunks"):
+        return
+    from balance import columns
+
+    listed = sorted(int(k) for k in man["chunks"])
+    for idx in dict.fromkeys((listed[0], listed[-1])):  # a resumed older run: its newest chunks carry it
+        try:
+            meta = columns.read(chunk_path(run_dir, idx))
+        except OSError:
+            continue
+        if meta is not None:
+            man["columns"] = meta
+            return
+
+
+def run_spec(run_dir: Path, man: dict | None = None) -> RunSpec:
+    """The spec to read a run with (report, replay, resume, restricted play, compare): the manifest's, with
+    ``data_dir`` at the run's own copy of its data (``RUN/data/``, the effective data after overrides) and no
+    overrides left to apply, so an edited or moved ``--data`` folder changes nothing. Runs made before runs
+    kept their data read their ``--data`` folder and overrides as written."""
+    from balance.rundata import spec_fields
+
+    man = read_manifest(run_dir) if man is None else man
+    try:
+        return RunSpec(**spec_fields(Path(run_dir), man))
+    except TypeError as e:
+        raise RunError(f"{Path(run_dir) / MANIFEST}: corrupt spec ({e})") from None
 
 
 def read_manifest(run_dir: Path) -> dict:
@@ -578,7 +698,8 @@ def _worker_init(spec_dict: dict, parent: int, rotation: int | None = None, coun
 def _worker_chunk(run_dir: str, idx: int, start: int, count: int) -> tuple[int, str, int, float, float]:
     t = time.perf_counter()
     recs = _WORKER["prep"].chunk(start, count, reuse=True)
-    digest = write_chunk(chunk_path(Path(run_dir), idx), recs)
+    # staged outside records/: the run's process moves it there when it takes the result (take_staged_chunk)
+    digest = write_chunk(staged_chunk_path(Path(run_dir), idx), recs, _WORKER["prep"].records_meta(recs.dtype))
     warm = _WORKER.pop("warm", 0.0)  # reported once per worker
     return idx, digest, len(recs), time.perf_counter() - t, warm
 
@@ -590,7 +711,7 @@ def _plan(spec: RunSpec) -> list[tuple[int, int, int]]:
 
 
 def _new_manifest(spec: RunSpec, prep: Prepared) -> dict:
-    from balance.data import data_hash
+    from balance.rundata import effective_hash
 
     return {
         "format": FORMAT,
@@ -603,8 +724,10 @@ def _new_manifest(spec: RunSpec, prep: Prepared) -> dict:
              "description": s.description}
             for s, p in zip(prep.strategies, prep.params)
         ],
+        # data_hash: of the effective data (the same data through a folder or overrides has one hash); hashes: of
+        # the source files; the run's own copy (RUN/data) is added by _own_data
         "data": {"folder": spec.data_dir or "(packaged)", "hashes": prep.data.hashes, "overrides": spec.overrides,
-                 "data_hash": data_hash(prep.data.hashes, spec.overrides)},
+                 "data_hash": effective_hash(prep.data)[:16]},
         "seed": spec.seed,
         "rotation": prep.rotation,  # games per deal, strategies rotated over the seats: cluster = game // rotation
         "games": spec.games,
@@ -638,13 +761,9 @@ def open_or_create(run_dir: Path, spec: RunSpec | None, resume: bool) -> tuple[R
             spec = RunSpec(**man["spec"])
         except TypeError as e:
             raise RunError(f"{run_dir / MANIFEST}: corrupt spec ({e})") from None
-        prep = Prepared(spec, manifest_rotation(man))
-        if prep.data.hashes != man["data"]["hashes"]:
-            changed = sorted(k for k in set(prep.data.hashes) | set(man["data"]["hashes"])
-                             if prep.data.hashes.get(k) != man["data"]["hashes"].get(k))
-            raise RunError(f"{run_dir}: the data changed since the run started ({', '.join(changed)}); "
-                           f"resuming would mix two data sets; start a new run")
-        return spec, man, prep
+        prep = Prepared(run_spec(run_dir, man), manifest_rotation(man))  # the run's own data, when it has a copy
+        _check_resume_data(run_dir, man, prep)
+        return prep.spec, man, prep
     if exists:
         raise RunError(f"{run_dir}: already holds a run; use --resume to complete it or choose another --out")
     spec = spec.normalised()
@@ -652,7 +771,32 @@ def open_or_create(run_dir: Path, spec: RunSpec | None, resume: bool) -> tuple[R
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "records").mkdir(exist_ok=True)
     man = _new_manifest(spec, prep)
+    _own_data(run_dir, man, prep)
     return spec, man, prep
+
+
+def _own_data(run_dir: Path, man: dict, prep: Prepared) -> None:
+    """A new run's own data: the effective data copied into ``RUN/data/`` (:mod:`balance.rundata`), recorded in
+    the manifest (``data.copy``, ``data.files``, ``data.effective_sha256``)."""
+    from balance.rundata import write_copy
+
+    man["data"].update(write_copy(run_dir, prep.data, prep.game.module.load_data))
+
+
+def _check_resume_data(run_dir: Path, man: dict, prep: Prepared) -> None:
+    """Resume only on the data the run started with: its own copy unchanged (runs with one), else the data
+    folder's files unchanged (runs made before runs kept their data)."""
+    from balance.rundata import check_copy, has_copy
+
+    if has_copy(man):
+        check_copy(run_dir, man, prep.data)
+        return
+    if prep.data.hashes != man["data"]["hashes"]:
+        changed = sorted(k for k in set(prep.data.hashes) | set(man["data"]["hashes"])
+                         if prep.data.hashes.get(k) != man["data"]["hashes"].get(k))
+        raise RunError(f"{run_dir}: the data changed since the run started ({', '.join(changed)}); "
+                       f"resuming would mix two data sets; start a new run")
+
 
 
 def _verified_done(run_dir: Path, man: dict) -> set[int]:
@@ -688,6 +832,9 @@ def run(run_dir: Path, spec: RunSpec | None = None, resume: bool = False, worker
     try:
         return _run_locked(run_dir, spec, resume, workers, progress, log, executor, scheduler)
     except BaseException:
+        from balance.rundata import remove_unstarted
+
+        remove_unstarted(run_dir, MANIFEST, LOCK)  # stopped before its manifest: its data copy and temp folder go
         if created:  # a run refused before its first chunk (bad spec, unknown name) leaves no empty folder
             for d in (run_dir / "records", run_dir):
                 try:
@@ -711,6 +858,7 @@ def _run_locked(run_dir: Path, spec, resume, workers, progress, log, executor, s
         if progress:
             progress(sum(man["chunks"][str(i)]["games"] for i in done))
         write_manifest(run_dir, man)
+        sweep_records(run_dir, man)  # records/ holds exactly the listed chunks (a killed run's extras go)
         t_wall = time.perf_counter()
         last = {"at": time.perf_counter(), "cost": 0.0}
 
@@ -740,19 +888,23 @@ def _run_locked(run_dir: Path, spec, resume, workers, progress, log, executor, s
                 for idx, start, count in todo:
                     t = time.perf_counter()
                     recs = prep.chunk(start, count, reuse=True)
-                    digest = write_chunk(chunk_path(run_dir, idx), recs)
+                    digest = write_chunk(chunk_path(run_dir, idx), recs, prep.records_meta(recs.dtype))
                     finished(idx, digest, len(recs), time.perf_counter() - t, warm)
             else:
                 used = workers
                 _run_pool(run_dir, spec, prep, todo, workers, finished)
         except BaseException:
+            note_columns(run_dir, man)
             save(force=True)  # every chunk finished so far stays part of the run
+            sweep_records(run_dir, man)
             raise
         man["finished"] = _now()
         man["timing"]["wall_seconds_last_session"] = round(time.perf_counter() - t_wall, 3)
         man["timing"]["workers"] = used
         man["timing"]["executor"] = executor
+        note_columns(run_dir, man)
         save(force=True)
+        sweep_records(run_dir, man)
     return man
 
 
@@ -783,6 +935,7 @@ def _run_pool(run_dir: Path, spec: RunSpec, prep: Prepared, todo, workers: int, 
                 except BrokenProcessPool:
                     raise RunError("a worker process died (killed, or out of memory); every finished chunk is "
                                    "kept: complete the run with --resume") from None
+                take_staged_chunk(run_dir, result[0])  # into records/ only now: this process lists it
                 finished(*result)
     except BaseException:
         ex.shutdown(wait=False, cancel_futures=True)
@@ -797,22 +950,30 @@ _DASK_PREPARED: dict = {}
 
 
 def _identity(prep: Prepared) -> dict:
-    """What must be equal on the client and every worker for their records to agree: the data files'
-    hashes, the game's version and a fingerprint of every kernel source."""
+    """What must be equal on the client and every worker for their records to agree: the effective data's hash
+    (:func:`balance.rundata.effective_hash`: the same data read from a folder, the run's copy or with overrides),
+    the game's version and a fingerprint of every kernel source."""
+    from balance.rundata import effective_hash
     from simulators.common.kernel_cache import kernel_fingerprint
 
-    return {"data": dict(prep.data.hashes), "game_version": prep.game.version, "kernels": kernel_fingerprint("*")}
+    return {"data": {"effective data": effective_hash(prep.data)}, "game_version": prep.game.version,
+            "kernels": kernel_fingerprint("*")}
 
 
-def _dask_chunk(spec_dict: dict, start: int, count: int, expect: dict | None = None, rotation: int | None = None
-                ) -> tuple[bytes, int, float, float]:
+def _dask_chunk(spec_dict: dict, start: int, count: int, expect: dict | None = None, rotation: int | None = None,
+                data: dict | None = None) -> tuple[bytes, int, float, float]:
     """On a dask worker: simulate one chunk and return it encoded (parquet bytes), its rows, the seconds
     it took and the kernels' compile/load seconds (non-zero once per worker process and spec).
 
     The prepared game is kept per worker process (keyed by the spec), so the Numba cache is loaded once
     per worker, not once per chunk. ``expect`` (the client's :func:`_identity`) is checked once: a worker
     with other data or code would otherwise write other records into the run without a sign. ``rotation``:
-    the run's (:attr:`Prepared.rotation`)."""
+    the run's (:attr:`Prepared.rotation`). ``data``: the run's own data files (name -> text), sent by the
+    client, played instead of ``spec_dict``'s data folder and overrides: a worker needs no copy of it."""
+    if data:
+        from balance.rundata import materialise
+
+        spec_dict = {**spec_dict, "data_dir": str(materialise(data)), "overrides": []}
     key = json.dumps([spec_dict, rotation], sort_keys=True)
     warm = 0.0
     prep = _DASK_PREPARED.get(key)
@@ -831,7 +992,7 @@ def _dask_chunk(spec_dict: dict, start: int, count: int, expect: dict | None = N
         _DASK_PREPARED[key] = prep
     t = time.perf_counter()
     recs = prep.chunk(start, count)  # no reused buffer: a dask worker may run several chunks at once
-    data = encode_chunk(recs)
+    data = encode_chunk(recs, prep.records_meta(recs.dtype))
     return data, len(recs), time.perf_counter() - t, warm
 
 
@@ -871,6 +1032,11 @@ def _run_dask(run_dir: Path, spec: RunSpec, todo, dask, finished, expect: dict |
         from distributed import as_completed
 
         spec_dict = asdict(spec)
+        from balance.rundata import read_copy
+
+        # the run's own data, sent once to every worker (a future each task names): workers need no data folder
+        files = read_copy(run_dir)
+        own_data = client.scatter([files], broadcast=True)[0] if files else None
         queue = list(reversed(todo))
         running = as_completed()
         slots = {"n": max(1, sum(client.nthreads().values())), "at": time.perf_counter()}
@@ -879,7 +1045,8 @@ def _run_dask(run_dir: Path, spec: RunSpec, todo, dask, finished, expect: dict |
             idx, start, count = queue.pop()
             # pure=False: a chunk is computed once per submission (the scheduler never reuses another
             # client's result under the same key); retries: a lost worker's chunk is recomputed elsewhere
-            f = client.submit(_dask_chunk, spec_dict, start, count, expect, rotation, pure=False, retries=2,
+            f = client.submit(_dask_chunk, spec_dict, start, count, expect, rotation, own_data, pure=False,
+                              retries=2,
                               key=f"balance-chunk-{idx:05d}-{os.getpid()}-{time.time_ns()}")
             futures[idx] = f
             running.add(f)

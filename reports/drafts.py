@@ -219,14 +219,14 @@ def draft_rates(run_dir: Path, games: int = DEFAULT_GAMES) -> DraftRates | None:
     """The pick (and ban) rates of a run's draft, from its first ``games`` games' setups re-dealt (see the module
     docstring), or None when the run's setup has no draft (or ``games`` is 0)."""
     from balance import registry
-    from balance.runs import RunSpec, manifest_rotation, read_manifest
+    from balance.runs import manifest_rotation, read_manifest, run_spec
 
     run_dir = Path(run_dir)
     man = read_manifest(run_dir)
     fn = DRAFTS.get(man["game"])
     if fn is None or games <= 0:
         return None
-    spec = RunSpec(**man["spec"])
+    spec = run_spec(run_dir, man)
     for mod in spec.plugins:
         registry.load_plugin(mod)
     return fn(run_dir, spec, manifest_rotation(man), int(games))

@@ -11,7 +11,7 @@ import html as html_mod
 import polars as pl
 
 from balance import causal, findings, registry
-from balance.runs import RunSpec, is_complete, read_manifest
+from balance.runs import is_complete, read_manifest, run_spec
 from balance.stats import fmt_rate
 from reports import aggregate, drafts, evidence, figures, html, metagame
 
@@ -221,7 +221,7 @@ def build(run_dir: Path, out_dir: Path | None = None, log=print, min_effect: flo
     run_dir = Path(run_dir)
     out_dir = Path(out_dir) if out_dir else run_dir / "report"
     man = read_manifest(run_dir)
-    spec = RunSpec(**man["spec"])
+    spec = run_spec(run_dir, man)  # data_dir: the run's own copy of its data (older runs: their --data folder)
     for mod in spec.plugins:
         registry.load_plugin(mod)
     game = registry.get_game(man["game"])

@@ -400,10 +400,11 @@ def test_resume_refuses_changed_data(capsys, tmp_path):
     man = json.loads((d / "manifest.json").read_text())
     man["chunks"].pop("5")
     (d / "manifest.json").write_text(json.dumps(man))
-    p = data / "characters.toml"
+    # the run reads its own copy of the data (RUN/data, issue 23.3): an edit there is refused
+    p = d / "data" / "characters.toml"
     p.write_text(p.read_text().replace("hp = 18\n", "hp = 19\n", 1))
     code, _, err = cli(capsys, "simulate", "colosseum", "--resume", "--out", d)
-    assert_one_line_error(code, err, "data changed", "characters.toml")
+    assert_one_line_error(code, err, "edited", "characters.toml")
 
 
 # ----------------------------------------------------------------------------- replay, scenario, validate, games

@@ -40,6 +40,36 @@ labels = solo.labels
 replay = solo.replay
 
 
+# what each record column means (``balance.columns``: the dictionary in every chunk's parquet metadata and the
+# manifest); battle k's columns end in _k (1..5); codes and bits are named from labels() (cards by number)
+COLUMNS = {
+    "winner": {"meaning": "how the campaign ended", "codes": {0: "cleared: the five battles won",
+                                                              1: "lost: an Idea won a battle"},
+               "none": {-1: "a battle hit the turn cap"}},
+    "end_reason": {"meaning": "how the battle that ended the campaign ended", "codes": "end_reason"},
+    "rounds": "turns of the battle that ended the campaign (the cap applies per battle)",
+    "turns_total": "turns of every battle played",
+    "battles_won": "battles won (0..5)",
+    "lost_battle": "the battle lost or timed out (1..5); 0: cleared",
+    "strategy0": {"meaning": "the player's strategy (the run's two strategy slots alternate game by game)",
+                  "codes": "strategy"},
+    **{f"idea_{k}": {"meaning": f"the Idea of battle {k}", "codes": "idea"} for k in range(1, 6)},
+    **{f"turns_{k}": f"turns of battle {k}; 0: not played" for k in range(1, 6)},
+    **{f"life_{k}": f"the player's life at the end of battle {k}; -1: not played" for k in range(1, 6)},
+    "life0": "the player's life at the end",
+    "life1": "the last Idea's life at the end",
+    "hand_start": {"meaning": "the 4 cards kept of the 10 (bit n: No.n)", "bits": "card"},
+    "dup_start": {"meaning": "... held twice (bit n: No.n)", "bits": "card"},
+    "hand_end": {"meaning": "the hand when the campaign ended (bit n: No.n)", "bits": "card"},
+    "dup_end": {"meaning": "... held twice (bit n: No.n)", "bits": "card"},
+    "rewards": {"meaning": "cards obtained as rewards and kept (bit n: No.n)", "bits": "card"},
+    "used0": {"meaning": "cards used at least once in the campaign (bit n: No.n)", "bits": "card"},
+    "ideas_taken": {"meaning": "Ideas obtained as rewards (their Afterglows; bit i: Idea i)", "bits": "idea"},
+    "amulets_used": {"meaning": "amulets spent (bit k: amulet k, solo.toml campaign.amulets order)",
+                     "bits": "amulet"},
+}
+
+
 def build_tables(data):
     return solo.build_tables(data, solo.CAMPAIGN)
 

@@ -835,6 +835,28 @@ def max_rounds(tables: Tables) -> int:
     return int(tables.data.files["rules"]["max_turns"])
 
 
+# what each record column means (``balance.columns``: the dictionary in every chunk's parquet metadata and the
+# manifest); a per-seat base name (``life``) covers ``life0``/``life1``; codes and bits are named from labels()
+# (cards by card number: bit n is No.n)
+COLUMNS = {
+    "rounds": "turns played (both players' turns)",
+    "first": {"meaning": "the seat that moved first", "codes": "seat"},
+    "day_night": {"meaning": "Day or Night when the game ended", "codes": {0: "Day", 1: "Night"}},
+    "life": "life at the end",
+    "hand": {"meaning": "the 7-card hand (bit n: it holds card No.n)", "bits": "card"},
+    "dup": {"meaning": "cards held twice (bit n: two copies of No.n)", "bits": "card"},
+    "used": {"meaning": "cards used at least once, face up or face down (bit n: No.n)", "bits": "card"},
+    "first_turn": "the turn each card of the hand was first used (packed: a byte per hand card, in card-number "
+                  "order)",
+    "sealed": {"meaning": "cards sealed for this seat (bit n: No.n)", "bits": "card"},
+    "breath": {"meaning": "breathing cards used at least once", "bits": "breathing"},
+    "dmg": "damage the seat dealt to the opponent",
+    "atk": "Attack at the end",
+    "def": "Defence at the end",
+    "volt": "Voltage at the end",
+}
+
+
 def labels(tables: Tables) -> dict[str, Any]:
     """Names per id for the reports: ``card`` is indexed by card number (0 unused), as the bits of
     hand0/hand1, used0/used1, sealed0/sealed1."""

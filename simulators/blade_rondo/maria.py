@@ -40,6 +40,36 @@ labels = solo.labels
 replay = solo.replay
 
 
+# what each record column means (``balance.columns``: the dictionary in every chunk's parquet metadata and the
+# manifest); the player is seat 0, Maria seat 1; codes and bits are named from labels() (cards by number)
+COLUMNS = {
+    "winner": {"meaning": "who won", "codes": {0: "the player", 1: "Maria"}, "none": {-1: "nobody: the turn cap"}},
+    "rounds": "turns played (both sides; Maria moves first)",
+    "setup": {"meaning": "how the player's hand was made",
+              "codes": {0: "deal 15, keep 7", 1: "the first test (its first-turn exception)", 2: "a given hand"}},
+    "strategy0": {"meaning": "the player's strategy (the run's two strategy slots alternate game by game)",
+                  "codes": "strategy"},
+    "day_night": {"meaning": "Day or Night when the game ended", "codes": {0: "Day", 1: "Night"}},
+    "life0": "the player's life at the end",
+    "life1": "Maria's life at the end",
+    "hand0": {"meaning": "the player's 7 cards (bit n: No.n)", "bits": "card"},
+    "dup0": {"meaning": "the player's cards held twice (bit n: No.n)", "bits": "card"},
+    "used0": {"meaning": "the player's cards used at least once (bit n: No.n)", "bits": "card"},
+    "breath0": {"meaning": "the player's breathing cards used at least once",
+                "bits": ["Heating Technique", "Protection Technique", "Pulse Technique"]},
+    "dmg0": "damage the player dealt Maria",
+    "dmg1": "damage Maria dealt the player",
+    "atk0": "the player's Attack at the end", "atk1": "Maria's Attack at the end",
+    "def0": "the player's Defence at the end", "def1": "Maria's Defence at the end",
+    "volt0": "the player's Voltage at the end", "volt1": "Maria's Voltage at the end",
+    "maria_drawn": {"meaning": "Maria's card rows drawn (bit r: row r of data/maria.toml)", "bits": "maria_card"},
+    "maria_done": {"meaning": "Maria's card rows performed at least once (or answered, for Preparation)",
+                   "bits": "maria_card"},
+    "maria_skipped": {"meaning": "Maria's card rows not performed once (Mocking Picaresque)", "bits": "maria_card"},
+    "maria_answers": "Maria's Preparation cards that answered the player's actions",
+}
+
+
 def build_tables(data):
     return solo.build_tables(data, solo.MARIA)
 

@@ -346,6 +346,24 @@ def max_rounds(tables: Tables) -> int:
     return int(tables.image[E.RULES_AT + E.R_MAX_ROUNDS])
 
 
+# what each record column means (``balance.columns``: the dictionary in every chunk's parquet metadata and the
+# manifest); a per-seat base name (``hp``) covers ``hp0``/``hp1``; codes and bits are named from labels()
+COLUMNS = {
+    "rounds": "rounds played",
+    "first_pick": {"meaning": "the seat that picked its character first (the free setup)", "codes": "seat",
+                   "none": {"-1": "none: characters were not picked in turn"}},
+    "hp": "HP at the end",
+    "used": {"meaning": "hand cards played at least once (the 8 skills, then the Overdrive card)", "bits": "card"},
+    "first_round": "the round each hand card was first played (packed: 7 bits a card, by card index)",
+    "sealed": {"meaning": "the seat's hand cards sealed at the end", "bits": "card"},
+    "od_acts": "Overdrive activations",
+    "od_fails": "Overdrive plays that did not activate",
+    "hits": "hits landed",
+    "ta_rounds": "rounds that ended with the seat's TIDE AURA active",
+    "dmg": "damage dealt by the seat",
+}
+
+
 def labels(tables: Tables) -> dict[str, Any]:
     """Names per id for the reports (and which rest on provisional data)."""
     return {

@@ -448,6 +448,47 @@ def max_rounds(tables: Tables) -> int:
     return int(tables.image[E.RULES_AT + E.R_MAX_TURNS])
 
 
+# what each record column means (``balance.columns``: the dictionary in every chunk's parquet metadata and the
+# manifest); a per-seat base name (``nobility``) covers ``nobility0``..``nobility5``; codes and bits are named
+# from labels(). Seats beyond n_players are empty: -1 codes, 0 counts.
+_HOUSE = {str(E.HOUSE): "the house"}
+COLUMNS = {
+    "winner": {"meaning": "the seat that won", "codes": "seat",
+               "none": {"-1": "nobody: a timeout, or no player left"}},
+    "rounds": "turns played (the cap max_turns counts turns)",
+    "n_players": "players in the game (seats 0..n_players-1 are played)",
+    "first": {"meaning": "the seat that took the first turn", "codes": "seat"},
+    "house_duelist": {"meaning": "the starting house Victor's duelist", "codes": "character",
+                      "none": {"-1": "none: a player was the Victor from the start"}},
+    "victor": {"meaning": "the Victor at the end", "codes": "seat", "none": _HOUSE},
+    "revolutions": "Duels of Revolution fought",
+    "n_duels": "duels fought",
+    "victor_changes": "times the Victor changed",
+    "akio": {"meaning": "the seat that played Akio in the last Revolution", "codes": "seat",
+             "none": {"-1": "none", **_HOUSE}},
+    "events": "events drawn",
+    "actions": "action cards played",
+    "cancels": "action cards cancelled",
+    "phase_hits": "duel phases whose attack succeeded",
+    "phase_locks": "duel phases that ended in a sword lock",
+    "phase_parries": "duel phases that were parried",
+    "strategy": {"meaning": "the strategy slot that played this seat", "codes": "strategy",
+                 "none": {"-1": "no player in this seat"}},
+    "duelist": {"meaning": "the seat's duelist", "codes": "character", "none": {"-1": "no player in this seat"}},
+    "nobility": "Nobility at the end",
+    "goals": "goal cards held at the end",
+    "out": "the turn the player left the game (Nobility 0 or a lost Revolution); -1: still in at the end",
+    "duels": "duels fought",
+    "duel_wins": "duels won",
+    "rose_hits": "hits on the rose landed",
+    "body_hits": "hits on the body landed",
+    "noble": "noble deeds (reactions that gained Nobility)",
+    "used": {"meaning": "card kinds the seat used at least once", "bits": "card"},
+    **{c: "per game: the turn any seat first used each card kind (packed: 8 bits a kind, 8 kinds a column)"
+       for c in E.FIRST_COLUMNS},
+}
+
+
 def labels(tables: Tables) -> dict[str, Any]:
     return {
         "character": tables.duelist_names, "character_key": tables.duelist_keys,
