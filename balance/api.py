@@ -16,7 +16,8 @@ import time
 from functools import cached_property
 from pathlib import Path
 
-from balance.runs import DEFAULT_CHUNK, RunSpec, read_manifest, run, run_spec
+from balance.errors import BalanceError
+from balance.runs import RunSpec, read_manifest, run, run_spec
 
 
 class Run:
@@ -82,20 +83,53 @@ def load_run(path: str | Path) -> Run:
 
 def simulate(game: str, games: int, seed: int = 1, out: str | Path | None = None, setup: str | None = None,
              strategies=("random",), strategy_params=(), matchup=None, data_dir=None, overrides=(),
-             workers: int = 1, chunk_size: int | None = None, resume: bool = False, plugins=(),
-             options: dict | None = None) -> Run:
+             workers: int | None = None, chunk_size: int | None = None, resume: bool = False, plugins=(),
+             options: dict | None = None, overwrite: bool = False) -> Run:
     """Run a batch simulation into ``out`` (a run folder) and return it as a :class:`Run`.
 
-    One strategy plays every seat; with different ``strategies`` every deal is also played with them rotated
-    over the seats, so each strategy sits in each seat equally (``manifest["rotation"]`` games per deal)."""
+    As ``balance simulate``: ``workers`` defaults to every core, ``chunk_size`` to about four chunks per worker
+    (1,000 to 100,000 games; the records never depend on either). One strategy plays every seat; with different
+    ``strategies`` every deal is also played with them rotated over the seats, so each strategy sits in each seat
+    equally (``manifest["rotation"]`` games per deal).
+
+    ``resume=True`` completes the interrupted run in ``out``; the other arguments must be the run's own (a
+    different setting raises :class:`~balance.errors.RunError` naming it, instead of returning the old run).
+    A new run needs a new or empty ``out``; ``overwrite=True`` replaces a run (or writes into a folder) there."""
+    from balance.runs import auto_chunk_size, default_workers, whole_number
+
+    _check_args(game=game, games=games, seed=seed, workers=workers, chunk_size=chunk_size)
+    if not isinstance(strategies, (list, tuple)) or not all(isinstance(x, str) for x in strategies):
+        raise BalanceError(f"simulate(strategies={strategies!r}): expected a list of strategy names, "
+                           f"e.g. ['greedy'] or ['greedy', 'random']")
+    workers = default_workers() if workers is None else whole_number(workers, "workers")
     out = Path(out) if out else Path("runs") / f"{game}-{time.strftime('%Y%m%d-%H%M%S')}"
+    if chunk_size is None:
+        chunk_size = auto_chunk_size(whole_number(games, "games"), workers)
+        if resume and (out / "manifest.json").exists():
+            chunk_size = read_manifest(out)["spec"]["chunk_size"]  # the run's own: resume compares settings
     spec = RunSpec(game=game, games=games, seed=seed, setup=setup, strategies=list(strategies),
                    strategy_params=list(strategy_params), matchup=list(matchup) if matchup else None,
                    data_dir=str(data_dir) if data_dir else None, overrides=list(overrides),
-                   chunk_size=DEFAULT_CHUNK if chunk_size is None else chunk_size, plugins=list(plugins),
-                   options=dict(options or {}))
-    run(out, None if resume else spec, resume=resume, workers=workers)
+                   chunk_size=chunk_size, plugins=list(plugins), options=dict(options or {}))
+    run(out, spec, resume=resume, workers=workers, overwrite=overwrite)
     return Run(out)
+
+
+def _check_args(**args) -> None:
+    """The API's numeric arguments: a wrong type is a BalanceError naming the argument (not a bare TypeError)."""
+    from balance.runs import whole_number
+
+    for name, value in args.items():
+        if name == "game":
+            if not isinstance(value, str):
+                raise BalanceError(f"simulate(game={value!r}): expected a game name such as 'colosseum'")
+            continue
+        if value is None and name in ("workers", "chunk_size"):
+            continue
+        n = whole_number(value, f"simulate({name}={value!r}): {name}")
+        least = 0 if name == "seed" else 1
+        if n < least:
+            raise BalanceError(f"simulate({name}={value!r}): {name} must be >= {least}")
 
 
 def report(run_dir: str | Path, out: str | Path | None = None, **findings) -> dict:

@@ -2,7 +2,7 @@
 
 Search: greedy over single-field moves, provisional fields first. The candidates are the game's numeric
 data fields (:func:`balance.data.tunable_fields`, their allowed ranges from the schema) that match
-``--params``; a move sets one field one step up or down (one unit; fields with a wide range also try a
+``--fields``; a move sets one field one step up or down (one unit; fields with a wide range also try a
 tenth of the range). Each step
 
 1. screens every move at ``screen_deals`` deals (cheap: every move plays the *same* deals, so their
@@ -157,11 +157,11 @@ def candidate_fields(spec: RunSpec, patterns: str) -> dict:
     fields = S.numeric_fields(spec)
     pats = [p.strip() for p in patterns.split(",") if p.strip()]
     if not pats:
-        raise BalanceError("--params: give at least one pattern, e.g. 'characters.*.hp' or '*'")
+        raise BalanceError("--fields: give at least one pattern, e.g. 'characters.*.hp' or '*'")
     out = {k: v for k, v in fields.items() if any(fnmatch.fnmatchcase(k, p) for p in pats) and v[1].lo < v[1].hi}
     if not out:
         near = sorted(fields)[:3]
-        raise BalanceError(f"--params {patterns!r}: matches no numeric data field of {spec.game} "
+        raise BalanceError(f"--fields {patterns!r}: matches no numeric data field of {spec.game} "
                            f"(keys look like {', '.join(near)}; 'balance sweep {spec.game} --list' lists them)")
     return out
 

@@ -695,19 +695,133 @@ def _worker_init(spec_dict: dict, parent: int, rotation: int | None = None, coun
     _WORKER["warm"] = _WORKER["prep"].warm(encoder=True)
 
 
+def _count_games(n: int) -> None:
+    c = _WORKER["counter"]
+    with c.get_lock():
+        c.value += n
+
+
 def _worker_chunk(run_dir: str, idx: int, start: int, count: int) -> tuple[int, str, int, float, float]:
     t = time.perf_counter()
-    recs = _WORKER["prep"].chunk(start, count, reuse=True)
+    tick = _count_games if _WORKER.get("counter") is not None else None
+    recs = sliced_chunk(_WORKER["prep"], start, count, tick, _WORKER.setdefault("pace", {}))
     # staged outside records/: the run's process moves it there when it takes the result (take_staged_chunk)
     digest = write_chunk(staged_chunk_path(Path(run_dir), idx), recs, _WORKER["prep"].records_meta(recs.dtype))
     warm = _WORKER.pop("warm", 0.0)  # reported once per worker
     return idx, digest, len(recs), time.perf_counter() - t, warm
 
 
+# ----------------------------------------------------------------------------- compiling the kernels
+COMPILE_NOTICE_AFTER = 1.5  # seconds: loading a game's kernels from the cache takes ~1-2 s, compiling them 10-120 s
+# The cold compile (empty cache: importing the strategies, which compiles them, and the first game) of each game,
+# measured on a 2-core Xeon host under load ~2 (2026-12-01): the notice's expected time. Each further strategy
+# compiles its own entry points once.
+COMPILE_SECONDS = {"colosseum": 20, "blade_rondo": 30, "blade_rondo_maria": 30, "blade_rondo_campaign": 30,
+                   "rose_duel": 60}
+
+
+def compile_notice(game: str, strategies) -> str:
+    """The one line shown while a game's kernels compile (the first run of this code on this machine)."""
+    secs = COMPILE_SECONDS.get(game)
+    names = "/".join(dict.fromkeys(strategies or ["random"]))
+    expect = f"about {secs} s" if secs else "up to about two minutes"
+    return (f"compiling the {game} kernels for {names} (the first run of this code: {expect}, more on a busy "
+            f"machine; later runs load them from the cache in about a second)")
+
+
+class notice_if_slow:
+    """``with notice_if_slow(log, line):`` calls ``log(line())`` when the block is still running after
+    COMPILE_NOTICE_AFTER seconds (kernels compiling, not loading from the cache). The timer thread is gone when
+    the block ends (a pool forks its workers only without other threads)."""
+
+    def __init__(self, log: Callable[[str], None] | None, line: Callable[[], str | None], after: float | None = None):
+        self.log, self.line, self.timer = log, line, None
+        self.after = COMPILE_NOTICE_AFTER if after is None else after
+
+    def _fire(self) -> None:
+        try:
+            text = self.line()
+            if text:
+                self.log(text)
+        except Exception:  # a notice must never break the run
+            pass
+
+    def __enter__(self):
+        if self.log is not None:
+            self.timer = threading.Timer(self.after, self._fire)
+            self.timer.daemon = True
+            self.timer.start()
+        return self
+
+    def __exit__(self, *exc):
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer.join()
+
+
+def _notice_line(run_dir: Path, spec: RunSpec | None, said: dict) -> Callable[[], str | None]:
+    """The notice of the run in ``run_dir`` (``spec`` None: the manifest's), once per run (``said``)."""
+    def line() -> str | None:
+        if said.get("said"):
+            return None
+        said["said"] = True
+        s = spec if spec is not None else RunSpec(**read_manifest(run_dir)["spec"])
+        return compile_notice(s.game, s.strategies)
+    return line
+
+
 # ----------------------------------------------------------------------------- the run
-def _plan(spec: RunSpec) -> list[tuple[int, int, int]]:
-    n = (spec.games + spec.chunk_size - 1) // spec.chunk_size
-    return [(i, i * spec.chunk_size, min(spec.chunk_size, spec.games - i * spec.chunk_size)) for i in range(n)]
+class ChunkPlan:
+    """A run's chunks ``(index, first game, games)``, computed on demand: never held as a list (the largest run
+    has MAX_CHUNKS of them)."""
+
+    def __init__(self, games: int, chunk_size: int):
+        self.games, self.chunk_size = int(games), int(chunk_size)
+
+    def __len__(self) -> int:
+        return -(-self.games // self.chunk_size)
+
+    def __getitem__(self, i: int) -> tuple[int, int, int]:
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        start = i * self.chunk_size
+        return i, start, min(self.chunk_size, self.games - start)
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
+
+    def todo(self, done) -> "_Todo":
+        """The chunks not in ``done`` (a set of indices), in order, with their count."""
+        return _Todo(self, done)
+
+
+class _Todo:
+    def __init__(self, plan: ChunkPlan, done):
+        self.plan, self.done = plan, set(done)
+        self.n = len(plan) - sum(1 for i in self.done if 0 <= i < len(plan))
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __bool__(self) -> bool:
+        return self.n > 0
+
+    def __iter__(self):
+        return (c for c in self.plan if c[0] not in self.done)
+
+
+def _plan(spec: RunSpec) -> ChunkPlan:
+    return ChunkPlan(spec.games, spec.chunk_size)
+
+
+def check_plan(spec: RunSpec) -> None:
+    """Refuse a run of more than MAX_CHUNKS chunks (the manifest lists each), in one line with the smallest
+    chunk size that fits."""
+    n = len(_plan(spec))
+    if n > MAX_CHUNKS:
+        need = -(-spec.games // MAX_CHUNKS)
+        raise BalanceError(f"--chunk-size {spec.chunk_size:,}: {spec.games:,} games would make {n:,} chunks; a run "
+                           f"has at most {MAX_CHUNKS:,}: use --chunk-size {need:,} or more (or leave it out)")
 
 
 def _new_manifest(spec: RunSpec, prep: Prepared) -> dict:
@@ -749,25 +863,132 @@ def _code_version() -> str:
         return "unknown"
 
 
-def open_or_create(run_dir: Path, spec: RunSpec | None, resume: bool) -> tuple[RunSpec, dict, Prepared]:
-    """The spec, manifest and prepared game for writing into ``run_dir``."""
+# what a run folder holds: --overwrite removes these (and nothing else) before a new run is written
+RUN_MEMBERS = (MANIFEST, "records", "report", "data")
+# RunSpec fields and the options that set them (for one-line messages)
+SPEC_OPTIONS = {"game": "GAME", "games": "--games", "seed": "--seed", "setup": "--setup", "strategies": "--strategy",
+                "strategy_params": "--param", "matchup": "--matchup", "data_dir": "--data", "overrides": "--override",
+                "chunk_size": "--chunk-size", "plugins": "--plugin", "options": "--set/--players",
+                "swap_seats": "swap_seats"}
+
+
+def spec_differences(run: RunSpec, given: RunSpec) -> list[tuple[str, object, object]]:
+    """``(field, the run's value, the given value)`` for every setting in which ``given`` (normalised here)
+    differs from the run's spec."""
+    given = given.normalised()
+    a, b = asdict(run), asdict(given)
+    return [(k, a[k], b[k]) for k in a if a[k] != b.get(k)]
+
+
+def check_resume(run_dir: Path, run_spec: RunSpec, given: RunSpec) -> None:
+    """Refuse to resume ``run_dir`` with settings other than its own (they would be silently ignored)."""
+    diff = spec_differences(run_spec, given)
+    if diff:
+        k, theirs, mine = diff[0]
+        more = f" (and {', '.join(SPEC_OPTIONS.get(d[0], d[0]) for d in diff[1:])})" if len(diff) > 1 else ""
+        raise RunError(f"{run_dir}: resume completes the run with its own settings; {SPEC_OPTIONS.get(k, k)} "
+                       f"{_show(mine)} differs from the run's {_show(theirs)}{more}; drop it, or start a new run "
+                       f"in another folder")
+
+
+def _show(v) -> str:
+    if isinstance(v, int) and not isinstance(v, bool):
+        return f"{v:,}"
+    if isinstance(v, list) and all(isinstance(x, str) for x in v):
+        return ",".join(v) or "(none)"
+    return "(none)" if v in (None, {}, []) else str(v)
+
+
+def _existing_contents(run_dir: Path) -> list[str]:
+    """What is in ``run_dir`` besides this writer's lock and what a run killed before its first manifest leaves
+    (a records/ folder without chunks, its data copy, its temp folder: :func:`_unstarted_run_file`)."""
+    names = []
+    for p in sorted(run_dir.iterdir()):
+        if p.name == LOCK or _unstarted_run_file(p):
+            continue
+        names.append(p.name + ("/" if p.is_dir() else ""))
+    return names
+
+
+def _unstarted_run_file(p: Path) -> bool:
+    """``p`` (in a folder without a manifest) is what a run killed before its first manifest leaves: records/
+    holding no chunk (temp files at most), the run's own data copy (``RUN/data`` with its README), ``RUN/.tmp``."""
+    from balance.rundata import TMP, is_ours
+
+    if p.name == "records" and p.is_dir():
+        return not any(p.glob("chunk-*.parquet"))
+    return (p.name == TMP and p.is_dir()) or (p.name == "data" and is_ours(p))
+
+
+def _clear_for_overwrite(run_dir: Path) -> None:
+    """--overwrite: remove the previous run's files (RUN_MEMBERS) and nothing else."""
+    import shutil
+
+    from balance.rundata import COPY, is_ours
+
+    for name in RUN_MEMBERS:
+        p = run_dir / name
+        if name == COPY and p.exists() and not is_ours(p):
+            continue  # a data/ folder that is not a run's copy is the user's: the new run refuses to start
+        if p.is_dir() and not p.is_symlink():
+            shutil.rmtree(p)
+        else:
+            p.unlink(missing_ok=True)
+
+
+def _refuse_existing(run_dir: Path, overwrite: bool) -> None:
+    """A new run goes into an empty or new folder; an existing run is replaced only with --overwrite, and an
+    unfinished one is pointed to --resume."""
+    exists = (run_dir / MANIFEST).exists()
+    if exists and not overwrite:
+        try:
+            man = read_manifest(run_dir)
+        except RunError:
+            raise RunError(f"{run_dir}: holds a run with a corrupt manifest; replace it with --overwrite or "
+                           f"choose another --out") from None
+        if is_complete(man):
+            raise RunError(f"{run_dir}: already holds a finished run ({man['games']:,} games); choose another "
+                           f"--out, or replace it with --overwrite")
+        raise RunError(f"{run_dir}: holds an unfinished run ({len(man['chunks']):,} of {man['n_chunks']:,} "
+                       f"chunks); complete it with --resume, or replace it with --overwrite")
+    if not exists and not overwrite:
+        other = _existing_contents(run_dir)
+        if other:
+            shown = ", ".join(other[:3]) + (f" and {len(other) - 3} more" if len(other) > 3 else "")
+            raise RunError(f"{run_dir}: not empty and not a run folder (holds {shown}); choose another --out, or "
+                           f"write the run into it with --overwrite (its other files are kept)")
+    if overwrite:
+        _clear_for_overwrite(run_dir)
+
+
+def open_or_create(run_dir: Path, spec: RunSpec | None, resume: bool, overwrite: bool = False
+                   ) -> tuple[RunSpec, dict, Prepared]:
+    """The spec, manifest and prepared game for writing into ``run_dir``.
+
+    ``resume``: the run's own spec; a ``spec`` given as well must equal it (else one line naming the setting).
+    A new run needs an empty or new folder, or ``overwrite`` (which removes a previous run's files)."""
     run_dir = Path(run_dir)
     exists = (run_dir / MANIFEST).exists()
     if resume:
+        if overwrite:
+            raise BalanceError("--resume completes the run in the folder, --overwrite replaces it: give one")
         if not exists:
             raise RunError(f"{run_dir}: nothing to resume (no {MANIFEST}); drop --resume to start a new run")
         man = read_manifest(run_dir)
+        given = spec
         try:
             spec = RunSpec(**man["spec"])
         except TypeError as e:
             raise RunError(f"{run_dir / MANIFEST}: corrupt spec ({e})") from None
+        if given is not None:
+            check_resume(run_dir, spec, given)
         prep = Prepared(run_spec(run_dir, man), manifest_rotation(man))  # the run's own data, when it has a copy
         _check_resume_data(run_dir, man, prep)
         return prep.spec, man, prep
-    if exists:
-        raise RunError(f"{run_dir}: already holds a run; use --resume to complete it or choose another --out")
     spec = spec.normalised()
-    prep = Prepared(spec)
+    check_plan(spec)
+    prep = Prepared(spec)  # a refused spec (unknown strategy, bad data) leaves the folder as it was
+    _refuse_existing(run_dir, overwrite)
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "records").mkdir(exist_ok=True)
     man = _new_manifest(spec, prep)
@@ -798,7 +1019,6 @@ def _check_resume_data(run_dir: Path, man: dict, prep: Prepared) -> None:
                        f"resuming would mix two data sets; start a new run")
 
 
-
 def _verified_done(run_dir: Path, man: dict) -> set[int]:
     """Chunks listed in the manifest whose file exists and matches its checksum."""
     done = set()
@@ -813,14 +1033,17 @@ def _verified_done(run_dir: Path, man: dict) -> set[int]:
 
 def run(run_dir: Path, spec: RunSpec | None = None, resume: bool = False, workers: int = 1,
         progress: Callable[[int], None] | None = None, log: Callable[[str], None] | None = None,
-        executor: str = "local", scheduler: str | None = None) -> dict:
+        executor: str = "local", scheduler: str | None = None, overwrite: bool = False) -> dict:
     """Simulate into ``run_dir`` (new, or resumed); return the final manifest.
 
     ``executor`` is ``local`` (``workers`` processes on this machine; 1 runs in this process) or ``dask``
     (a dask.distributed cluster: the one at ``scheduler``, e.g. ``tcp://host:8786``, else a LocalCluster
     of ``workers`` processes). Executor, worker count and chunk size never change the records.
-    ``progress(n)`` is called with the number of games each finished chunk adds; ``log(line)`` with notes
-    (a taken-over lock). Interrupting (KeyboardInterrupt, or any error) keeps every finished chunk.
+    ``progress(n)`` is called with games as they are done (the games a resumed run already has, then within
+    chunks on the local executor, per chunk on dask); ``log(line)`` with notes (a taken-over lock, kernels
+    compiling). Interrupting (KeyboardInterrupt, or any error) keeps every finished chunk.
+    ``resume`` with a ``spec``: the spec must equal the run's (else :class:`RunError` naming the setting).
+    A new run needs a new or empty folder; ``overwrite`` replaces a previous run there (:data:`RUN_MEMBERS`).
     """
     if executor not in EXECUTORS:
         raise BalanceError(f"--executor must be one of {', '.join(EXECUTORS)}; got {executor!r}")
@@ -830,7 +1053,7 @@ def run(run_dir: Path, spec: RunSpec | None = None, resume: bool = False, worker
     created = not run_dir.exists()
     run_dir.mkdir(parents=True, exist_ok=True)
     try:
-        return _run_locked(run_dir, spec, resume, workers, progress, log, executor, scheduler)
+        return _run_locked(run_dir, spec, resume, workers, progress, log, executor, scheduler, overwrite)
     except BaseException:
         from balance.rundata import remove_unstarted
 
@@ -846,15 +1069,24 @@ def run(run_dir: Path, spec: RunSpec | None = None, resume: bool = False, worker
         raise
 
 
-def _run_locked(run_dir: Path, spec, resume, workers, progress, log, executor, scheduler) -> dict:
+def _run_locked(run_dir: Path, spec, resume, workers, progress, log, executor, scheduler, overwrite=False) -> dict:
     with _Lock(run_dir, log):
-        spec, man, prep = open_or_create(run_dir, spec, resume)
+        # importing a game's strategies compiles them on the first run: a one-line notice when it takes long
+        said: dict = {}
+        with notice_if_slow(log, _notice_line(run_dir, spec, said)):
+            spec, man, prep = open_or_create(run_dir, spec, resume, overwrite)
         (run_dir / "records").mkdir(exist_ok=True)
         _remove_dead_temp_files(run_dir)
         done = _verified_done(run_dir, man)
-        todo = [c for c in _plan(spec) if c[0] not in done]
+        todo = _plan(spec).todo(done)
         # reach the cluster before anything is reported or written: an unreachable scheduler is one error line
         dask = _dask_client(workers, scheduler) if executor == "dask" and todo else None
+        warm = 0.0
+        if todo and executor == "local":
+            # compile (or load) the kernels here, before the progress bar starts; forked workers inherit them
+            with notice_if_slow(log, _notice_line(run_dir, spec, said)):
+                warm = prep.warm(encoder=True)
+            man["timing"]["compile_load_seconds"] = round(max(man["timing"].get("compile_load_seconds", 0.0), warm), 3)
         if progress:
             progress(sum(man["chunks"][str(i)]["games"] for i in done))
         write_manifest(run_dir, man)
@@ -869,12 +1101,12 @@ def _run_locked(run_dir: Path, spec, resume, workers, progress, log, executor, s
                 last["at"] = time.perf_counter()
                 last["cost"] = last["at"] - now
 
-        def finished(idx, digest, rows, secs, warm=0.0):
+        def finished(idx, digest, rows, secs, warm=0.0, counted=False):
             man["chunks"][str(idx)] = {"games": rows, "sha256": digest, "seconds": round(secs, 4)}
             man["timing"]["cpu_seconds"] = round(man["timing"].get("cpu_seconds", 0.0) + secs, 4)
             man["timing"]["compile_load_seconds"] = round(max(man["timing"].get("compile_load_seconds", 0.0), warm), 3)
             save()
-            if progress:
+            if progress and not counted:  # counted: the progress was reported within the chunk
                 progress(rows)
 
         try:
@@ -883,16 +1115,15 @@ def _run_locked(run_dir: Path, spec, resume, workers, progress, log, executor, s
             elif executor == "dask":
                 used = workers  # nothing was left to compute
             elif workers <= 1 or len(todo) <= 1:
-                used = 1
-                warm = prep.warm(encoder=True) if todo else 0.0
+                used, pace = 1, {}
                 for idx, start, count in todo:
                     t = time.perf_counter()
-                    recs = prep.chunk(start, count, reuse=True)
+                    recs = sliced_chunk(prep, start, count, progress, pace)
                     digest = write_chunk(chunk_path(run_dir, idx), recs, prep.records_meta(recs.dtype))
-                    finished(idx, digest, len(recs), time.perf_counter() - t, warm)
+                    finished(idx, digest, len(recs), time.perf_counter() - t, warm, counted=progress is not None)
             else:
                 used = workers
-                _run_pool(run_dir, spec, prep, todo, workers, finished)
+                _run_pool(run_dir, spec, prep, todo, workers, finished, progress)
         except BaseException:
             note_columns(run_dir, man)
             save(force=True)  # every chunk finished so far stays part of the run
@@ -908,8 +1139,10 @@ def _run_locked(run_dir: Path, spec, resume, workers, progress, log, executor, s
     return man
 
 
-def _run_pool(run_dir: Path, spec: RunSpec, prep: Prepared, todo, workers: int, finished) -> None:
-    """Chunks on ``workers`` local processes; each worker writes its chunk files, this process the manifest."""
+def _run_pool(run_dir: Path, spec: RunSpec, prep: Prepared, todo, workers: int, finished, progress=None) -> None:
+    """Chunks on ``workers`` local processes; each worker writes its chunk files, this process the manifest.
+    The workers count the games they finish in a shared counter (within chunks: :func:`sliced_chunk`), which
+    this process passes on to ``progress`` a few times a second."""
     # fork starts workers in ~0.1 s (spawn re-imports numba: ~1.5 s); only safe without other threads
     fork = sys.platform == "linux" and threading.active_count() == 1
     ctx = get_context("fork" if fork else "spawn")
@@ -918,17 +1151,33 @@ def _run_pool(run_dir: Path, spec: RunSpec, prep: Prepared, todo, workers: int, 
         # all at the first submit), instead of each loading the Numba cache
         prep.warm(encoder=True)
         _WORKER["prep"] = prep
+    counter = ctx.Value("q", 0) if progress is not None else None  # games the workers finished, within chunks
     ex = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_worker_init,
-                             initargs=(asdict(spec), os.getpid(), prep.rotation))
+                             initargs=(asdict(spec), os.getpid(), prep.rotation, counter))
+    shown = [0]
+
+    def show() -> None:
+        if counter is not None:
+            n = counter.value
+            if n > shown[0]:
+                progress(n - shown[0])
+                shown[0] = n
+
     try:
         pending = set()
-        queue = list(reversed(todo))
+        queue = iter(todo)  # the plan is never a list: a run may have MAX_CHUNKS chunks
+        more = True
         # keep a bounded number of chunks in flight: memory stays flat for any run size
-        while queue or pending:
-            while queue and len(pending) < 2 * workers:
-                idx, start, count = queue.pop()
+        while more or pending:
+            while more and len(pending) < 2 * workers:
+                nxt = next(queue, None)
+                if nxt is None:
+                    more = False
+                    break
+                idx, start, count = nxt
                 pending.add(ex.submit(_worker_chunk, str(run_dir), idx, start, count))
-            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            done, pending = wait(pending, timeout=0.25 if counter is not None else None,
+                                 return_when=FIRST_COMPLETED)
             for f in done:
                 try:
                     result = f.result()
@@ -936,7 +1185,8 @@ def _run_pool(run_dir: Path, spec: RunSpec, prep: Prepared, todo, workers: int, 
                     raise RunError("a worker process died (killed, or out of memory); every finished chunk is "
                                    "kept: complete the run with --resume") from None
                 take_staged_chunk(run_dir, result[0])  # into records/ only now: this process lists it
-                finished(*result)
+                finished(*result, counted=counter is not None)
+            show()
     except BaseException:
         ex.shutdown(wait=False, cancel_futures=True)
         raise
@@ -1037,12 +1287,16 @@ def _run_dask(run_dir: Path, spec: RunSpec, todo, dask, finished, expect: dict |
         # the run's own data, sent once to every worker (a future each task names): workers need no data folder
         files = read_copy(run_dir)
         own_data = client.scatter([files], broadcast=True)[0] if files else None
-        queue = list(reversed(todo))
+        queue = iter(todo)  # the plan is never a list: a run may have MAX_CHUNKS chunks
         running = as_completed()
-        slots = {"n": max(1, sum(client.nthreads().values())), "at": time.perf_counter()}
+        slots = {"n": max(1, sum(client.nthreads().values())), "at": time.perf_counter(), "more": True}
 
         def submit():
-            idx, start, count = queue.pop()
+            nxt = next(queue, None)
+            if nxt is None:
+                slots["more"] = False
+                return
+            idx, start, count = nxt
             # pure=False: a chunk is computed once per submission (the scheduler never reuses another
             # client's result under the same key); retries: a lost worker's chunk is recomputed elsewhere
             f = client.submit(_dask_chunk, spec_dict, start, count, expect, rotation, own_data, pure=False,
@@ -1057,7 +1311,7 @@ def _run_dask(run_dir: Path, spec: RunSpec, todo, dask, finished, expect: dict |
             if time.perf_counter() - slots["at"] > 5.0:
                 slots["n"] = max(1, sum(client.nthreads().values()))
                 slots["at"] = time.perf_counter()
-            while queue and len(futures) < 2 * slots["n"]:
+            while slots["more"] and len(futures) < 2 * slots["n"]:
                 submit()
 
         top_up()

@@ -1,6 +1,6 @@
 """What-if sweeps (``balance sweep``) and the tracked win rates shared with the auto-balancer.
 
-A sweep plays the grid of ``--param KEY=v1,v2,...`` values (the cartesian product of every ``--param``) on
+A sweep plays the grid of ``--field KEY=v1,v2,...`` values (the cartesian product of every ``--field``) on
 the *same deals* (one root seed, common random numbers): every grid point is an arm of
 :func:`balance.drift.simulate`, arm 0 being the current data. ``--games`` counts deals, the clusters of the
 statistics: when the strategies rotate over the seats (``Prepared.rotation``) a deal is ``L`` games. Each
@@ -53,35 +53,35 @@ def _unknown_key(option: str, key: str, fields: dict, game: str) -> BalanceError
 def parse_param(item: str, fields: dict, game: str) -> tuple[str, list[int]]:
     """``KEY=v1,v2,...`` or ``KEY=lo..hi`` -> (key, values); every value an integer inside the field's range."""
     if "=" not in item:
-        raise BalanceError(f"--param {item!r}: expected KEY=V1,V2,... or KEY=LO..HI, e.g. characters.terry.hp=16..22")
+        raise BalanceError(f"--field {item!r}: expected KEY=V1,V2,... or KEY=LO..HI, e.g. characters.terry.hp=16..22")
     key, text = (x.strip() for x in item.split("=", 1))
     if key not in fields:
-        raise _unknown_key("--param", key, fields, game)
+        raise _unknown_key("--field", key, fields, game)
     cur, t, _ = fields[key]
     allowed = f"integers {t.lo}..{t.hi} (now {cur})"
     m = re.fullmatch(r"\s*(-?\d+)\s*\.\.\s*(-?\d+)\s*", text)
     if m:
         a, b = int(m.group(1)), int(m.group(2))
         if a >= b:
-            raise BalanceError(f"--param {key}={text}: a range LO..HI needs LO < HI; allowed: {allowed}")
+            raise BalanceError(f"--field {key}={text}: a range LO..HI needs LO < HI; allowed: {allowed}")
         values = list(range(a, b + 1))
     else:
         parts = [p.strip() for p in text.split(",")]
         if not text.strip() or any(not p for p in parts):
-            raise BalanceError(f"--param {key}={text!r}: an empty value; give V1,V2,... or LO..HI of {allowed}")
+            raise BalanceError(f"--field {key}={text!r}: an empty value; give V1,V2,... or LO..HI of {allowed}")
         values = []
         for p in parts:
             try:
                 values.append(int(p))
             except ValueError:
-                raise BalanceError(f"--param {key}={text}: {p!r} is not an integer; allowed: {allowed}") from None
+                raise BalanceError(f"--field {key}={text}: {p!r} is not an integer; allowed: {allowed}") from None
         if len(set(values)) != len(values):
-            raise BalanceError(f"--param {key}={text}: a value is listed twice")
+            raise BalanceError(f"--field {key}={text}: a value is listed twice")
     bad = [v for v in values if not t.lo <= v <= t.hi]
     if bad:
-        raise BalanceError(f"--param {key}={text}: {bad[0]} is out of range; allowed: {allowed}")
+        raise BalanceError(f"--field {key}={text}: {bad[0]} is out of range; allowed: {allowed}")
     if len(values) < 2:
-        raise BalanceError(f"--param {key}={text}: a sweep needs at least two values")
+        raise BalanceError(f"--field {key}={text}: a sweep needs at least two values")
     return key, values
 
 
@@ -214,10 +214,10 @@ def sweep(spec: RunSpec, params: list[tuple[str, list[int]]], dims, workers: int
     fields = numeric_fields(spec)
     keys = [k for k, _ in params]
     if len(set(keys)) != len(keys):
-        raise BalanceError(f"--param {next(k for k in keys if keys.count(k) > 1)} is given twice")
+        raise BalanceError(f"--field {next(k for k in keys if keys.count(k) > 1)} is given twice")
     grid = list(itertools.product(*[v for _, v in params]))
     if len(grid) > MAX_POINTS:
-        raise BalanceError(f"--param: the grid has {len(grid)} points; at most {MAX_POINTS} (fewer values)")
+        raise BalanceError(f"--field: the grid has {len(grid)} points; at most {MAX_POINTS} (fewer values)")
     current = tuple(fields[k][0] for k in keys)
     pdims, effect = probe(spec)
     if swap is None:

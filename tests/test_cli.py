@@ -133,9 +133,9 @@ def test_data_folder_errors(capsys, tmp_path):
 
 
 def test_run_folder_errors(capsys, tmp_path, finished_run):
-    # an existing run is not overwritten
+    # an existing run is not overwritten (without --overwrite)
     code, _, err = cli(capsys, "simulate", "colosseum", "--games", 10, "--out", finished_run, "--workers", 1)
-    assert_one_line_error(code, err, "already holds a run", "--resume")
+    assert_one_line_error(code, err, "already holds a finished run (3,000 games)", "--overwrite")
     # nothing to resume
     code, _, err = cli(capsys, "simulate", "colosseum", "--resume", "--out", tmp_path / "absent")
     assert_one_line_error(code, err, "absent", "run folder not found")
@@ -548,3 +548,345 @@ def test_refused_run_leaves_no_folder(capsys, tmp_path):
     code, _, err = cli(capsys, "simulate", "colosseum", "--games", 10, "--strategy", "nosuch", "--out", d)
     assert_one_line_error(code, err, "unknown strategy 'nosuch'")
     assert not d.exists()
+
+
+# ----------------------------------------------------------------------------- issue 23: the CLI's contract
+def assert_error_after_progress(code, err, *needles):
+    """One error line after the progress bar's (a command that had started its work)."""
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert lines and lines[-1].startswith("error: "), err
+    assert not [ln for ln in lines[:-1] if ln.startswith("error") or "Traceback" in ln], err
+    assert_one_line_error(code, lines[-1], *needles)
+
+
+def test_balance_alone_lists_the_commands():
+    p = subprocess.run([str(BALANCE_EXE)], capture_output=True, text=True, env=dict(os.environ))
+    assert p.returncode == 0, p.stderr
+    assert "Commands:" in p.stdout and "simulate" in p.stdout and "report" in p.stdout and "Exit codes" in p.stdout
+    assert p.stderr == ""
+
+
+def _fail_inside(monkeypatch):
+    from balance import registry
+
+    def broken():
+        raise ZeroDivisionError("a bug")
+
+    monkeypatch.setattr(registry, "available_games", broken)
+
+
+def test_internal_error_is_exit_3_with_one_line(capsys, monkeypatch):
+    _fail_inside(monkeypatch)
+    monkeypatch.delenv("BALANCE_DEBUG", raising=False)
+    code, _, err = cli(capsys, "games")
+    assert code == 3, err
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert len(lines) == 1 and "Traceback" not in err, err
+    assert lines[0].startswith("internal error") and "ZeroDivisionError: a bug" in lines[0] and "--debug" in lines[0]
+    # the traceback on request: --debug or BALANCE_DEBUG=1
+    code, _, err = cli(capsys, "--debug", "games")
+    assert code == 3 and "Traceback" in err and "ZeroDivisionError" in err
+    monkeypatch.setenv("BALANCE_DEBUG", "1")
+    code, _, err = cli(capsys, "games")
+    assert code == 3 and "Traceback" in err
+
+
+def test_an_os_error_is_exit_2_naming_the_path(capsys, monkeypatch, tmp_path):
+    from balance import registry
+
+    def unreadable():
+        raise PermissionError(13, "Permission denied", str(tmp_path / "x.toml"))
+
+    monkeypatch.setattr(registry, "available_games", unreadable)
+    code, _, err = cli(capsys, "games")
+    assert_one_line_error(code, err, "x.toml", "Permission denied")
+
+
+@pytest.fixture()
+def a_file(tmp_path):
+    f = tmp_path / "a_file"
+    f.write_text("not a folder")
+    return f
+
+
+@pytest.mark.parametrize("args", [
+    ["simulate", "colosseum", "--games", 10, "--out", "{f}/run"],
+    ["report", "{run}", "--out", "{f}/report"],
+    ["restrict", "colosseum", "--card", "heavy_strike", "--games", 100, "--json", "{f}/r.json"],
+    ["baseline", "colosseum", "--games", 100, "--out", "{f}/b.json"],
+    ["drift", str(Path(__file__).resolve().parents[1] / "reports/baselines/colosseum.json"), "--json", "{f}/d.json"],
+    ["sweep", "colosseum", "--field", "characters.terry.hp=16,17", "--games", 100, "--out", "{f}/sweep"],
+    ["autobalance", "colosseum", "--games", 100, "--json", "{f}/a.json"],
+    ["restrict", "colosseum", "--card", "heavy_strike", "--games", 100, "--json", "{tmp}"],
+])
+def test_unwritable_outputs_are_refused_before_any_work(capsys, tmp_path, a_file, finished_run, args):
+    """An --out or --json under a file (or a folder given as a file): one line naming the option and the path,
+    exit 2, before the command computes anything (no progress bar, no run folder)."""
+    args = [str(a).format(f=a_file, run=finished_run, tmp=tmp_path) for a in args]
+    code, out, err = cli(capsys, *args)
+    opt = next(a for a in args if a in ("--out", "--json"))
+    assert_one_line_error(code, err, opt)
+    assert str(a_file) in err or str(tmp_path) in err
+    assert out == ""
+
+
+def test_a_full_disk_at_the_end_keeps_the_result(capsys, tmp_path):
+    """/dev/full accepts the path check and fails the write (ENOSPC): exit 2 in one line naming the path, and the
+    finished result saved in the temp folder, named in that line."""
+    if not Path("/dev/full").exists():
+        pytest.skip("no /dev/full on this system")
+    code, out, err = cli(capsys, "restrict", "colosseum", "--card", "heavy_strike", "--games", 400, "--workers", 1,
+                         "--json", "/dev/full")
+    assert_error_after_progress(code, err, "--json /dev/full", "No space left on device", "saved to")
+    saved = Path(err.split("saved to ", 1)[1].split(" instead")[0])
+    try:
+        doc = json.loads(saved.read_text())
+        assert doc and "heavy_strike" in json.dumps(doc)
+    finally:
+        saved.unlink(missing_ok=True)
+    assert "restricted play" in out  # the text result was printed before the write
+
+
+def test_json_dash_is_standard_output(capsys):
+    code, out, err = cli(capsys, "restrict", "colosseum", "--card", "heavy_strike", "--games", 400, "--workers", 1,
+                         "--json", "-")
+    assert code == 0, err
+    doc = json.loads(out)  # stdout is the JSON alone
+    assert "heavy_strike" in json.dumps(doc)
+    assert "restricted play" in err  # the text went to stderr
+    assert not Path("-").exists()
+
+
+def test_full_disk_during_a_run_keeps_the_chunks_and_resumes_identically(capsys, tmp_path, monkeypatch):
+    import errno
+
+    from balance import runs
+
+    real, calls = runs.write_chunk, []
+
+    def fills_up(path, records, *a, **k):
+        calls.append(path)
+        if len(calls) >= 3:
+            raise OSError(errno.ENOSPC, "No space left on device", str(path))
+        return real(path, records, *a, **k)
+
+    monkeypatch.setattr(runs, "write_chunk", fills_up)
+    d = tmp_path / "run"
+    code, _, err = cli(capsys, "simulate", "colosseum", "--games", 5000, "--chunk-size", 1000, "--workers", 1,
+                       "--seed", 4, "--out", d)
+    assert_error_after_progress(code, err, "No space left on device", "kept 2 of 5 chunks", "--resume --out")
+    monkeypatch.setattr(runs, "write_chunk", real)
+    code, _, err = cli(capsys, "simulate", "colosseum", "--resume", "--out", d)
+    assert code == 0, err
+    assert run_frame(d).equals(reference_frame(5000, 4))
+
+
+def test_report_refuses_a_damaged_chunk_in_one_line(capsys, tmp_path, finished_run):
+    d = tmp_path / "run"
+    shutil.copytree(finished_run, d, ignore=shutil.ignore_patterns("report"))
+    chunk = d / "records" / "chunk-00001.parquet"
+    data = bytearray(chunk.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    chunk.write_bytes(bytes(data))
+    code, _, err = cli(capsys, "report", d)
+    assert_one_line_error(code, err, "chunk-00001.parquet", "sha256", "--resume --out")
+    code, _, err = cli(capsys, "simulate", "colosseum", "--resume", "--out", d)  # recomputes the damaged chunk
+    assert code == 0, err
+    assert run_frame(d).equals(run_frame(finished_run))
+
+
+@pytest.mark.parametrize("args, needles", [
+    (["simulate", "colosseum", "--games", 9 * 10**18], ["--games", "at most" if False else "10^12"]),
+    (["simulate", "colosseum", "--games", 10**12, "--chunk-size", 1000], ["--chunk-size", "1,000,000 or more"]),
+    (["simulate", "colosseum", "--games", 100, "--chunk-size", 10**8], ["--chunk-size", "at most"]),
+    (["simulate", "colosseum", "--games", 10, "--players", 4], ["--players", "colosseum", "two-player"]),
+    (["simulate", "colosseum", "--games", 10, "--set", "foo=1"], ["--set foo", "colosseum", "no game options"]),
+    (["simulate", "blade_rondo", "--games", 10, "--players", 3], ["--players", "blade_rondo", "first, hand1"]),
+    (["simulate", "rose_duel", "--games", 10, "--set", "colour=red"], ["colour", "players, duelists, victor"]),
+    (["simulate", "colosseum", "--resume", "--overwrite", "--out", "x"], ["--resume", "--overwrite"]),
+    (["sweep", "colosseum", "--param", "characters.terry.hp=16..20"], ["--param", "strategy knob", "--field"]),
+    (["sweep", "colosseum", "--knob", "greedy.epsilon=0.1", "--field", "characters.terry.hp=16,17"],
+     ["--knob was renamed --param"]),
+    (["autobalance", "colosseum", "--params", "characters.*"], ["--params was renamed --fields"]),
+])
+def test_conflicting_or_meaningless_options_are_refused(capsys, tmp_path, args, needles):
+    code, _, err = cli(capsys, *[str(a) for a in args])
+    assert_one_line_error(code, err, *needles)
+    assert not list(tmp_path.iterdir())
+
+
+def test_replay_refuses_what_the_run_cannot_answer(capsys, finished_run):
+    code, _, err = cli(capsys, "replay", "--run", finished_run, "--game", 3000)
+    assert_one_line_error(code, err, "--game 3,000", "3,000 games", "0 to 2,999")
+    code, _, err = cli(capsys, "replay", "blade_rondo", "--run", finished_run, "--game", 0)
+    assert_one_line_error(code, err, "colosseum run, not blade_rondo")
+    code, _, err = cli(capsys, "replay", "--run", finished_run, "--game", 0, "--seed", 9, "--strategy", "greedy")
+    assert_one_line_error(code, err, "--run takes every setting", "--seed", "--strategy")
+    code, out, err = cli(capsys, "replay", "colosseum", "--run", finished_run, "--game", 2999)  # GAME agrees
+    assert code == 0 and out, err
+
+
+def _unfinished(tmp_path, capsys, name="run"):
+    d = tmp_path / name
+    code, _, err = cli(capsys, "simulate", "colosseum", "--games", 3000, "--chunk-size", 1000, "--workers", 1,
+                       "--seed", 5, "--out", d)
+    assert code == 0, err
+    man = json.loads((d / "manifest.json").read_text())
+    man["chunks"].pop("1")
+    (d / "manifest.json").write_text(json.dumps(man))
+    return d
+
+
+def test_resume_refuses_other_settings(capsys, tmp_path):
+    d = _unfinished(tmp_path, capsys)
+    for args, needles in [(["--games", 500], ["--games 500", "3,000"]), (["--seed", 6], ["--seed 6", "run's 5"]),
+                          (["--strategy", "greedy"], ["--strategy greedy,greedy", "random,random"]),
+                          (["--chunk-size", 500], ["--chunk-size"]), (["--players", 4], ["--players"])]:
+        code, _, err = cli(capsys, "simulate", "colosseum", "--resume", "--out", d, *args)
+        assert_one_line_error(code, err, *needles)
+    assert len(read_manifest(d)["chunks"]) == 2  # nothing was computed
+    # the run's own settings, given again, are accepted
+    code, _, err = cli(capsys, "simulate", "colosseum", "--resume", "--out", d, "--games", 3000, "--seed", 5,
+                       "--strategy", "random")
+    assert code == 0, err
+    assert run_frame(d).equals(reference_frame(3000, 5))
+
+
+def test_out_must_be_new_empty_or_overwritten(capsys, tmp_path):
+    d = _unfinished(tmp_path, capsys)
+    code, _, err = cli(capsys, "simulate", "colosseum", "--games", 1000, "--out", d)
+    assert_one_line_error(code, err, "unfinished run (2 of 3 chunks)", "--resume", "--overwrite")
+    (d / "notes.txt").write_text("mine")
+    code, _, err = cli(capsys, "simulate", "colosseum", "--games", 1000, "--seed", 8, "--workers", 1, "--out", d,
+                       "--overwrite")
+    assert code == 0, err
+    man = read_manifest(d)
+    assert man["seed"] == 8 and man["games"] == 1000 and (d / "notes.txt").read_text() == "mine"
+    assert run_frame(d).equals(reference_frame(1000, 8))
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "thesis.tex").write_text("x")
+    code, _, err = cli(capsys, "simulate", "colosseum", "--games", 10, "--out", other)
+    assert_one_line_error(code, err, "not empty and not a run folder", "thesis.tex", "--overwrite")
+    assert sorted(p.name for p in other.iterdir()) == ["thesis.tex"]
+
+
+def test_small_runs_use_every_core(capsys, tmp_path):
+    from balance.runs import auto_chunk_size, default_workers
+
+    assert auto_chunk_size(100_000, 2) == 12_500 and auto_chunk_size(1_000_000, 2) == 100_000
+    assert auto_chunk_size(500, 2) == 1_000 and auto_chunk_size(10**12, 2) == 10**6
+    d = tmp_path / "run"
+    code, _, err = cli(capsys, "simulate", "colosseum", "--games", 8000, "--seed", 2, "--out", d)
+    assert code == 0, err
+    man = read_manifest(d)
+    w = default_workers()
+    assert man["chunk_size"] == auto_chunk_size(8000, w) and man["n_chunks"] >= min(4 * w, 8)
+    assert man["timing"]["workers"] == (w if man["n_chunks"] > 1 else 1)
+    assert run_frame(d).equals(reference_frame(8000, 2))
+
+
+def test_the_chunk_plan_is_never_a_list():
+    import itertools
+
+    from balance.runs import ChunkPlan
+
+    plan = ChunkPlan(10**12, 10**6)
+    assert len(plan) == 10**6 and plan[999_999] == (999_999, 999_999_000_000, 10**6)
+    todo = plan.todo({0, 2})
+    assert len(todo) == 10**6 - 2
+    assert list(itertools.islice(todo, 2)) == [(1, 10**6, 10**6), (3, 3 * 10**6, 10**6)]
+    assert list(ChunkPlan(2500, 1000)) == [(0, 0, 1000), (1, 1000, 1000), (2, 2000, 500)]
+
+
+@pytest.mark.parametrize("strategies", [["random"], ["greedy", "random"]])
+def test_progress_moves_within_chunks_and_records_stay_identical(tmp_path, monkeypatch, strategies):
+    from balance import runs
+
+    monkeypatch.setattr(runs, "SLICE_SECONDS", 1e-9)  # every chunk in slices of PROBE_GAMES games
+    calls = []
+    d = tmp_path / "run"
+    spec = RunSpec(game="colosseum", games=7500, seed=6, strategies=strategies, chunk_size=5000)
+    runs.run(d, spec, workers=1, progress=calls.append)
+    assert sum(calls) == 7500 and len([c for c in calls if c]) >= 7  # ~1,000 games a step, not one per chunk
+    assert run_frame(d).equals(reference_frame(7500, 6, strategies * (2 // len(strategies))))
+
+
+def test_compile_notice_while_kernels_compile(tmp_path, monkeypatch):
+    """The notice is logged while a slow warm-up goes on (here: a warm-up that waits for the notice), once, and
+    not at all when the warm-up is quick."""
+    import threading
+
+    from balance import runs
+
+    said, seen = [], threading.Event()
+
+    def log(line):
+        said.append(line)
+        seen.set()
+
+    real = runs.Prepared.warm
+
+    def slow(self, encoder=False):
+        assert seen.wait(60), "no notice"
+        return real(self, encoder)
+
+    monkeypatch.setattr(runs, "COMPILE_NOTICE_AFTER", 0.01)
+    monkeypatch.setattr(runs.Prepared, "warm", slow)
+    runs.run(tmp_path / "a", RunSpec(game="colosseum", games=100, seed=1), workers=1, log=log)
+    notices = [s for s in said if s.startswith("compiling the colosseum kernels")]
+    assert len(notices) == 1 and "about" in notices[0], said
+    monkeypatch.setattr(runs.Prepared, "warm", real)
+    monkeypatch.setattr(runs, "COMPILE_NOTICE_AFTER", 600.0)
+    said.clear()
+    runs.run(tmp_path / "b", RunSpec(game="colosseum", games=100, seed=1), workers=1, log=log)
+    assert not [s for s in said if s.startswith("compiling")]
+
+
+def test_api_contract(tmp_path):
+    import balance
+    from balance.errors import BalanceError, RunError
+    from balance.runs import default_workers
+
+    for bad, name in [(dict(games="ten"), "games"), (dict(games=10.5), "games"), (dict(games=0), "games"),
+                      (dict(games=10, seed="x"), "seed"), (dict(games=10, workers=0), "workers")]:
+        with pytest.raises(BalanceError, match=name):
+            balance.simulate("colosseum", out=tmp_path / "never", **bad)
+    assert not (tmp_path / "never").exists()
+    d = tmp_path / "run"
+    run = balance.simulate("colosseum", games=6000, seed=3, out=d)  # defaults: every core, chunks for them
+    assert run.manifest["timing"]["workers"] == default_workers() or run.manifest["n_chunks"] == 1
+    assert run.manifest["n_chunks"] >= 4
+    with pytest.raises(RunError, match="finished run.*overwrite"):
+        balance.simulate("colosseum", games=6000, seed=3, out=d)
+    with pytest.raises(RunError, match="--games 5,000 differs from the run's 6,000"):
+        balance.simulate("colosseum", games=5000, seed=3, out=d, resume=True)
+    with pytest.raises(RunError, match="--seed"):
+        balance.simulate("colosseum", games=6000, seed=4, out=d, resume=True)
+    again = balance.simulate("colosseum", games=6000, seed=3, out=d, resume=True, workers=1)  # its own settings
+    assert again.manifest["chunks"] == run.manifest["chunks"]
+    replaced = balance.simulate("colosseum", games=2000, seed=9, out=d, overwrite=True, workers=1)
+    assert replaced.manifest["seed"] == 9 and run_frame(d).equals(reference_frame(2000, 9))
+
+
+def test_env_sh_is_safe_to_source(tmp_path):
+    """Sourcing scripts/_env.sh in a shell leaves its options and folder as they were, puts balance on PATH, and a
+    failure returns 1 instead of closing the shell."""
+    root = Path(__file__).resolve().parents[1]
+    script = (f'cd {tmp_path}; set +euo pipefail; source {root}/scripts/_env.sh; echo "rc=$?"; echo "pwd=$PWD"; '
+              f'set -o | grep -E "^(errexit|nounset|pipefail) " | tr -s " \\t" " "; command -v balance; '
+              f'false; echo "alive"')
+    p = subprocess.run(["bash", "-c", script], capture_output=True, text=True)
+    out = p.stdout
+    assert "rc=0" in out and f"pwd={tmp_path}" in out and "alive" in out, (out, p.stderr)
+    assert "errexit off" in out and "nounset off" in out and "pipefail off" in out, out
+    assert str(root / ".venv" / "bin" / "balance") in out
+    # a failing set-up (no Python to make .venv with): return 1 and a line, the shell goes on
+    fake = tmp_path / "repo"
+    (fake / "scripts").mkdir(parents=True)
+    shutil.copy(root / "scripts" / "_env.sh", fake / "scripts" / "_env.sh")
+    (fake / "pyproject.toml").write_text("[project]\nname = 'x'\n")
+    script = f'cd {tmp_path}; PYTHON=/nonexistent/python; source {fake}/scripts/_env.sh; echo "rc=$?"; echo alive'
+    p = subprocess.run(["bash", "-c", script], capture_output=True, text=True)
+    assert "rc=1" in p.stdout and "alive" in p.stdout, (p.stdout, p.stderr)
+    assert "_env.sh: setting up" in p.stderr

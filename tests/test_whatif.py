@@ -29,7 +29,7 @@ def test_sweep_writes_table_and_plot_paired(capsys, tmp_path):
     """Terry's HP on the pinned data: every point plays the same deals (the current value is the current data,
     shift 0), Terry's win rate rises with his HP, the matchups without Terry are untouched."""
     out = tmp_path / "sw"
-    code, text, err = cli(capsys, "sweep", "colosseum", "--param", "characters.terry.hp=14,18,22", "--games", "6000",
+    code, text, err = cli(capsys, "sweep", "colosseum", "--field", "characters.terry.hp=14,18,22", "--games", "6000",
                           "--data", PINNED, "--dim", "character", "--dim", "seat", "--workers", "1", "--out", out)
     assert code == 0, err
     rows = list(csv.DictReader((out / "sweep.csv").open()))
@@ -45,8 +45,8 @@ def test_sweep_writes_table_and_plot_paired(capsys, tmp_path):
 
 def test_sweep_grid_of_two_params(capsys, tmp_path):
     out = tmp_path / "sw"
-    code, text, err = cli(capsys, "sweep", "colosseum", "--param", "characters.terry.hp=17..18",
-                          "--param", "characters.elaine.hp=10,12", "--games", "2000", "--data", PINNED,
+    code, text, err = cli(capsys, "sweep", "colosseum", "--field", "characters.terry.hp=17..18",
+                          "--field", "characters.elaine.hp=10,12", "--games", "2000", "--data", PINNED,
                           "--dim", "character", "--workers", "1", "--out", out)
     assert code == 0, err
     rows = list(csv.DictReader((out / "sweep.csv").open()))
@@ -58,7 +58,7 @@ def test_sweep_grid_of_two_params(capsys, tmp_path):
 def test_autobalance_moves_a_stated_field_into_the_band(capsys, tmp_path):
     """Only Terry's HP may change, band 40..60% on the character rates: the proposal lowers Terry's HP (he is the
     strongest), prints a diff of characters.toml and a before/after table with intervals."""
-    code, text, err = cli(capsys, "autobalance", "colosseum", "--target", "40:60", "--params", "characters.terry.hp",
+    code, text, err = cli(capsys, "autobalance", "colosseum", "--target", "40:60", "--fields", "characters.terry.hp",
                           "--max-edits", "1", "--dim", "character", "--games", "3000", "--screen-games", "1000",
                           "--verify-games", "3000", "--data", PINNED, "--workers", "1", "--json", tmp_path / "a.json")
     assert code == 0, err
@@ -84,20 +84,20 @@ def test_autobalance_moves_a_stated_field_into_the_band(capsys, tmp_path):
 
 # ----------------------------------------------------------------------------- bad input
 @pytest.mark.parametrize("args,needles", [
-    (["sweep", "nogame", "--param", "a.b.c=1,2"], ["unknown game"]),
-    (["sweep", "colosseum", "--param", "characters.tery.hp=1,2"], ["--param", "characters.terry.hp"]),
-    (["sweep", "colosseum", "--param", "characters.terry.hp=16,x"], ["--param", "'x'", "1..99"]),
-    (["sweep", "colosseum", "--param", "characters.terry.hp=16,199"], ["--param", "199", "out of range"]),
-    (["sweep", "colosseum", "--param", "characters.terry.hp=16,,17"], ["--param", "empty"]),
-    (["sweep", "colosseum", "--param", "characters.terry.hp=16"], ["--param", "at least two"]),
-    (["sweep", "colosseum", "--param", "characters.terry.hp=16,16"], ["--param", "twice"]),
-    (["sweep", "colosseum", "--param", "characters.terry.hp=20..16"], ["--param", "LO < HI"]),
-    (["sweep", "colosseum", "--param", "characters.terry.hp"], ["--param", "KEY=V1,V2"]),
-    (["sweep", "colosseum"], ["--param"]),
-    (["sweep", "colosseum", "--param", "characters.terry.hp=16,17", "--dim", "nope"], ["--dim", "character"]),
+    (["sweep", "nogame", "--field", "a.b.c=1,2"], ["unknown game"]),
+    (["sweep", "colosseum", "--field", "characters.tery.hp=1,2"], ["--field", "characters.terry.hp"]),
+    (["sweep", "colosseum", "--field", "characters.terry.hp=16,x"], ["--field", "'x'", "1..99"]),
+    (["sweep", "colosseum", "--field", "characters.terry.hp=16,199"], ["--field", "199", "out of range"]),
+    (["sweep", "colosseum", "--field", "characters.terry.hp=16,,17"], ["--field", "empty"]),
+    (["sweep", "colosseum", "--field", "characters.terry.hp=16"], ["--field", "at least two"]),
+    (["sweep", "colosseum", "--field", "characters.terry.hp=16,16"], ["--field", "twice"]),
+    (["sweep", "colosseum", "--field", "characters.terry.hp=20..16"], ["--field", "LO < HI"]),
+    (["sweep", "colosseum", "--field", "characters.terry.hp"], ["--field", "KEY=V1,V2"]),
+    (["sweep", "colosseum"], ["--field"]),
+    (["sweep", "colosseum", "--field", "characters.terry.hp=16,17", "--dim", "nope"], ["--dim", "character"]),
     (["autobalance", "colosseum", "--target", "0.6:0.4"], ["--target", "LO < HI"]),
     (["autobalance", "colosseum", "--target", "half"], ["--target", "LO:HI"]),
-    (["autobalance", "colosseum", "--target", "0.4:0.6", "--params", "nothing.*"], ["--params", "nothing"]),
+    (["autobalance", "colosseum", "--target", "0.4:0.6", "--fields", "nothing.*"], ["--fields", "nothing"]),
     (["autobalance", "colosseum", "--max-edits", "0"], ["--max-edits"]),
     (["autobalance", "nogame"], ["unknown game"]),
     (["drift", "reports/baselines/none.json"], ["none.json", "baseline not found"]),
