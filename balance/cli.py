@@ -29,11 +29,14 @@ def _parse_params(params: tuple[str, ...], strategies: list[str]) -> list[dict]:
             raise BalanceError(f"--param {item!r}: expected STRATEGY.KNOB=VALUE, e.g. greedy.epsilon=0.1")
         key, value = item.split("=", 1)
         name, knob = key.split(".", 1)
+        seats = [i for i, s in enumerate(strategies) if s == name]
+        if not seats and (knob.count(".") >= 1 or ".." in value or "," in value):  # FILE.ENTRY.FIELD=...
+            raise BalanceError(f"--param {item!r}: --param sets a strategy knob (STRATEGY.KNOB=V, e.g. "
+                               f"greedy.epsilon=0.1); a data field is --field {item} (sweep) or --override KEY=VALUE")
         try:
             v = float(value)
         except ValueError:
             raise BalanceError(f"--param {item!r}: {value!r} is not a number") from None
-        seats = [i for i, s in enumerate(strategies) if s == name]
         if not seats:
             raise BalanceError(f"--param {item!r}: no seat plays {name!r} (strategies: {', '.join(strategies)})")
         for i in seats:
@@ -126,13 +129,25 @@ def _findings_settings(min_effect, alpha, causal_deals) -> tuple[float | None, f
     return (None if min_effect is None else min_effect / 100.0), alpha, causal_deals
 
 
-@click.group(context_settings=CONTEXT)
+_DEBUG = {"on": False}  # --debug: an internal error shows its traceback (also BALANCE_DEBUG=1)
+
+
+@click.group(context_settings=CONTEXT, invoke_without_command=True)
 @click.version_option(package_name="balance-toolkit")
-def cli():
+@click.option("--debug", is_flag=True, help="show the traceback of an internal error (also: BALANCE_DEBUG=1)")
+@click.pass_context
+def cli(ctx, debug):
     """Monte Carlo balance analysis for small duel card games.
 
     Typical session: balance simulate colosseum --games 1000000 --out runs/a, then balance report runs/a.
+
+    Exit codes: 0 ok; 1 a verdict (drift found, a gate failed, fuzz found a failure); 2 bad input or
+    environment (an option, a data file, a run folder, an output path that cannot be written, a full disk);
+    3 an internal error (a bug: please report it with the output of --debug); 130 interrupted.
     """
+    _DEBUG["on"] = _DEBUG["on"] or debug
+    if ctx.invoked_subcommand is None:
+        click.echo(ctx.get_help())
 
 
 @cli.command()
@@ -147,6 +162,10 @@ def games(plugin):
         for s, d in g.setups.items():
             mark = " (default)" if s == g.default_setup else ""
             click.echo(f"    {s}{mark}: {d}")
+        from balance.runs import game_options
+
+        opts = game_options(g)
+        click.echo(f"  options (--set KEY=VALUE): {', '.join(opts)}" if opts else "  options: none")
         click.echo("  strategies:")
         for s in registry.strategies_for(name).values():
             knobs = ", ".join(f"{k}={v:g}" for k, v in zip(s.param_names, s.params))
@@ -156,27 +175,36 @@ def games(plugin):
 
 @cli.command()
 @click.argument("game")
-@click.option("--games", "n_games", default=100_000, show_default=True, type=int, help="number of games")
+@click.option("--games", "n_games", default=100_000, show_default=True, type=int,
+              help="number of games (at most 10^12)")
 @_setup_options
 @click.option("--workers", default=None, type=int,
               help="processes (default: all cores); with --executor dask and no --scheduler: LocalCluster workers")
-@click.option("--chunk-size", default=None, type=int, help="games per chunk file (default 100,000)")
+@click.option("--chunk-size", default=None, type=int,
+              help="games per chunk file (default: about four chunks per worker, 1,000 to 100,000 games)")
 @click.option("--executor", default=None, type=click.Choice(["local", "dask"]),
               help="local processes (default) or a dask.distributed cluster (pip install '.[dask]')")
 @click.option("--scheduler", default=None, metavar="tcp://HOST:PORT",
               help="dask scheduler address (implies --executor dask); default: start a LocalCluster")
-@click.option("--out", default=None, type=click.Path(file_okay=False), help="run folder (default runs/GAME-TIME)")
+@click.option("--out", default=None, type=click.Path(file_okay=False),
+              help="run folder, new or empty (default runs/GAME-TIME)")
 @click.option("--resume", is_flag=True, help="complete an interrupted run in --out with its own settings")
+@click.option("--overwrite", is_flag=True,
+              help="replace the run in --out (its manifest, records and report), or write into a folder that is "
+                   "not empty")
 @click.option("--report", "with_report", is_flag=True,
               help="then build the run's report, as 'balance report RUN_DIR' (in this process: no second start)")
 @_findings_options
-def simulate(game, n_games, seed, setup, strategy, param, matchup, data, override, plugin, game_set, players, workers,
-             chunk_size, executor, scheduler, out, resume, with_report, min_effect, alpha, causal_deals):
+@click.pass_context
+def simulate(ctx, game, n_games, seed, setup, strategy, param, matchup, data, override, plugin, game_set, players,
+             workers, chunk_size, executor, scheduler, out, resume, overwrite, with_report, min_effect, alpha,
+             causal_deals):
     """Simulate GAME in batch and write a run folder (manifest.json + records/chunk-*.parquet).
 
     Records depend only on the seed and settings, never on --workers, --chunk-size or --executor. A run
     killed at any moment completes with --resume to the records of an uninterrupted run."""
-    from balance.runs import default_workers, run
+    from balance import outputs
+    from balance.runs import auto_chunk_size, default_workers, run
 
     _plugins(plugin)
     registry.get_game(game)
@@ -193,48 +221,42 @@ def simulate(game, n_games, seed, setup, strategy, param, matchup, data, overrid
     if resume:
         if not out:
             raise BalanceError("--resume needs --out RUN_DIR (the folder to complete)")
-        spec = None
+        if overwrite:
+            raise BalanceError("--resume completes the run in --out, --overwrite replaces it: give one of them")
+        spec = _resume_spec(ctx, Path(out), game)
     else:
-        spec = _spec(game, n_games, seed, setup, strategy, param, matchup, data, override, chunk_size, plugin,
-                     _options(game_set, players))
+        spec = _spec(game, n_games, seed, setup, strategy, param, matchup, data, override,
+                     auto_chunk_size(n_games, workers) if chunk_size is None and n_games > 0 else chunk_size,
+                     plugin, _options(game_set, players))
         out = out or f"runs/{game}-{time.strftime('%Y%m%d-%H%M%S')}"
+    outputs.check_folder(out, "--out")  # before any work: a run never ends on a folder it cannot write
+    if with_report:
+        outputs.check_folder(Path(out) / "report", "--out")
     run_dir = Path(out)
     if resume:
         from balance.runs import read_manifest
 
-        man = read_manifest(run_dir)
-        if man["game"] != game:
-            raise BalanceError(f"--resume: {run_dir} holds a {man['game']} run, not {game}")
-        total = man["games"]
+        total = read_manifest(run_dir)["games"]
     else:
         total = spec.games
     t0 = time.perf_counter()
-    bars = []  # the bar starts with the first progress report: a refused run prints only its error line
-
-    def progress(n):
-        if not bars:
-            bars.append(click.progressbar(length=total, label=f"{game}", file=sys.stderr, show_pos=True, width=30))
-            bars[0].__enter__()
-        bars[0].update(n)
-
+    progress, close = _progress(total, game)
     try:
         try:
             man = run(run_dir, spec, resume=resume, workers=workers, progress=progress,
-                      log=lambda line: click.echo(line, err=True), executor=executor, scheduler=scheduler)
+                      log=lambda line: click.echo(line, err=True), executor=executor, scheduler=scheduler,
+                      overwrite=overwrite)
         finally:
-            if bars:
-                bars[0].__exit__(None, None, None)
+            close()
     except KeyboardInterrupt:
-        from balance.runs import read_manifest
-
-        try:
-            m = read_manifest(run_dir)
-            kept = f"kept {len(m['chunks'])} of {m['n_chunks']} chunks"
-        except BalanceError:
-            kept = "nothing was finished"
-        click.echo(f"\ninterrupted: {kept} in {run_dir}; complete it with: "
+        click.echo(f"\ninterrupted: {_kept(run_dir)} in {run_dir}; complete it with: "
                    f"balance simulate {game} --resume --out {run_dir}", err=True)
         sys.exit(130)
+    except OSError as e:  # a full disk, a folder that became unwritable: the finished chunks stay
+        from balance.errors import os_error_line
+
+        raise BalanceError(f"{os_error_line(e)}; {_kept(run_dir)}: free space (or fix the folder) and complete the "
+                           f"run with: balance simulate {game} --resume --out {run_dir}") from None
     wall = time.perf_counter() - t0
     cpu = man["timing"]["cpu_seconds"]
     comp = man["timing"].get("compile_load_seconds", 0.0)
@@ -245,6 +267,63 @@ def simulate(game, n_games, seed, setup, strategy, param, matchup, data, overrid
     click.echo(f"run folder: {run_dir}")
     if with_report:
         _report(run_dir, None, min_effect, alpha, causal_deals)
+
+
+def _kept(run_dir: Path) -> str:
+    """What an interrupted run kept, for its last line."""
+    from balance.runs import read_manifest
+
+    try:
+        m = read_manifest(run_dir)
+        return f"kept {len(m['chunks']):,} of {m['n_chunks']:,} chunks"
+    except BalanceError:
+        return "nothing was finished"
+
+
+# the options that set a run's records, by click parameter name: --resume refuses them when they differ
+_RUN_SETTINGS = ("n_games", "seed", "setup", "strategy", "param", "matchup", "data", "override", "chunk_size",
+                 "plugin", "game_set", "players")
+
+
+def _resume_spec(ctx, run_dir: Path, game: str):
+    """For --resume: None (the run's own settings), or, when run settings were given too, the run's spec with
+    them applied: the run store refuses it in one line if it differs from the run's (they would be ignored)."""
+    import dataclasses
+
+    from click.core import ParameterSource
+
+    from balance.runs import RunSpec, read_manifest
+
+    man = read_manifest(run_dir)
+    if man["game"] != game:
+        raise BalanceError(f"--resume: {run_dir} holds a {man['game']} run, not {game}")
+    given = [n for n in _RUN_SETTINGS if ctx.get_parameter_source(n) == ParameterSource.COMMANDLINE]
+    if not given:
+        return None
+    p = ctx.params
+    base = RunSpec(**man["spec"])
+    changes = {}
+    if "n_games" in given:
+        changes["games"] = p["n_games"]
+    for name in ("seed", "setup", "chunk_size"):
+        if name in given:
+            changes[name] = p[name]
+    if "strategy" in given:
+        changes["strategies"] = list(p["strategy"]) * (2 if len(p["strategy"]) == 1 else 1)
+    strategies = changes.get("strategies", base.strategies)
+    if "param" in given:
+        changes["strategy_params"] = _parse_params(p["param"], strategies)
+    if "matchup" in given:
+        changes["matchup"] = _matchup(p["matchup"])
+    if "data" in given:
+        changes["data_dir"] = p["data"]
+    if "override" in given:
+        changes["overrides"] = list(p["override"])
+    if "plugin" in given:
+        changes["plugins"] = list(p["plugin"])
+    if "game_set" in given or "players" in given:
+        changes["options"] = {**base.options, **_options(p["game_set"], p["players"])}
+    return dataclasses.replace(base, **changes)
 
 
 @cli.command()
@@ -266,7 +345,12 @@ def _report(run_dir, out, min_effect=None, alpha=None, causal_deals=None) -> Non
 
     min_effect = findings.DEFAULT_MIN_EFFECT if min_effect is None else min_effect
     alpha = findings.DEFAULT_ALPHA if alpha is None else alpha
+    from balance import outputs
+    from balance.runs import chunk_files
+
     read_manifest(Path(run_dir))  # a missing or corrupt run folder: one line, before anything else
+    outputs.check_folder(out if out else Path(run_dir) / "report", "--out" if out else "report folder")
+    chunk_files(Path(run_dir))  # every chunk against the manifest's sha256: a damaged one is one line, exit 2
     card_values = causal.for_run(Path(run_dir), causal_deals, log=lambda m: click.echo(m, err=True))
     s = build(Path(run_dir), Path(out) if out else None, min_effect=min_effect, alpha=alpha, card_values=card_values)
     dest = Path(out) if out else Path(run_dir) / "report"
@@ -288,9 +372,13 @@ def _report(run_dir, out, min_effect=None, alpha=None, causal_deals=None) -> Non
 @click.option("--game", "index", required=True, type=int, help="index of the game in the run")
 @click.option("--run", "run_dir", default=None, type=click.Path(), help="take every setting from this run folder")
 @_setup_options
-def replay(game, index, run_dir, seed, setup, strategy, param, matchup, data, override, plugin, game_set, players):
+@click.pass_context
+def replay(ctx, game, index, run_dir, seed, setup, strategy, param, matchup, data, override, plugin, game_set,
+           players):
     """Tell one game round by round (same seed and settings: the same game as in the run)."""
     import inspect
+
+    from click.core import ParameterSource
 
     from balance.runs import Prepared, manifest_rotation, read_manifest, run_spec
 
@@ -299,6 +387,16 @@ def replay(game, index, run_dir, seed, setup, strategy, param, matchup, data, ov
     rotation = None  # explicit settings: a new run's rotation
     if run_dir:
         man = read_manifest(Path(run_dir))
+        if game and game != man["game"]:
+            raise BalanceError(f"--run {run_dir} holds a {man['game']} run, not {game}; drop GAME (the run names it)")
+        given = [f"--{n.replace('_', '-')}" if n != "game_set" else "--set"
+                 for n in ("seed", "setup", "strategy", "param", "matchup", "data", "override", "game_set", "players")
+                 if ctx.get_parameter_source(n) == ParameterSource.COMMANDLINE]
+        if given:
+            raise BalanceError(f"--run takes every setting from the run; drop {', '.join(given)} (or replay without "
+                               f"--run: GAME and its settings)")
+        if index >= man["games"]:
+            raise BalanceError(f"--game {index:,}: {run_dir} has {man['games']:,} games (0 to {man['games'] - 1:,})")
         spec, rotation = run_spec(run_dir, man), manifest_rotation(man)  # the run's own data (RUN/data)
     else:
         if not game:
@@ -580,20 +678,37 @@ def fuzz(game, n_games, seed, per_variant, bad_data):
 
 
 def _progress(total: int, label: str):
-    """A stderr progress bar that starts with the first report (a refused run prints only its error)."""
-    bars = []
+    """A stderr progress bar in games with their rate and an ETA, started by the first report (a refused run
+    prints only its error). The run store reports games within chunks, so it moves about every half second."""
+    bars, t = [], {}
+
+    def rate(_item):
+        dt = time.perf_counter() - t["at"]
+        done = bars[0].pos - t["from"] if bars else 0
+        return f"{done / dt:,.0f} games/s" if dt > 0.5 and done > 0 else None
 
     def progress(n):
         if not bars:
-            bars.append(click.progressbar(length=total, label=label, file=sys.stderr, show_pos=True, width=30))
+            bars.append(click.progressbar(length=total, label=label, file=sys.stderr, show_pos=True, show_eta=True,
+                                          width=30, item_show_func=rate))
             bars[0].__enter__()
-        bars[0].update(n)
+            t["at"], t["from"] = time.perf_counter(), n  # the rate counts this session's games only
+        bars[0].update(n, n)
 
     def close():
         if bars:
             bars[0].__exit__(None, None, None)
 
     return progress, close
+
+
+def _say(json_out):
+    """The echo of a command with ``--json``: standard output, or standard error when the JSON goes to standard
+    output (``--json -``), so that stdout is the JSON alone."""
+    from balance.outputs import is_stdout
+
+    err = is_stdout(json_out)
+    return lambda line: click.echo(line, err=err)
 
 
 def _workers(workers):
@@ -628,14 +743,18 @@ def baseline(game, n_games, seed, setup, strategy, param, matchup, data, overrid
     deals = n_games if n_games is not None else drift.default_deals(game)
     spec = _spec(game, deals, seed, setup, strategy, param, matchup, data, override, None, plugin,
                  _options(game_set, players))
+    if chunk is not None and chunk <= 0:
+        raise BalanceError(f"--chunk-size must be a positive number of deals, got {chunk}")
+    from balance import outputs
+
+    outputs.check_file(out, "--out", allow_stdout=False)  # before the run: it never ends on an unwritable path
     progress, close = _progress(spec.games, game)
     try:
-        if chunk is not None and chunk <= 0:
-            raise BalanceError(f"--chunk-size must be a positive number of deals, got {chunk}")
         doc = drift.make_baseline(spec, swap, workers, chunk=chunk or drift.DEFAULT_CHUNK, progress=progress)
     finally:
         close()
-    drift.write_baseline(doc, Path(out))
+    # as drift.write_baseline, through the writer that saves the result elsewhere when the path fails after all
+    outputs.write_text(out, json.dumps(doc, indent=1, ensure_ascii=False) + "\n", "--out")
     n_rows = sum(len(v) for v in doc["summary"].values())
     click.echo(f"baseline {out}: {drift.describe_baseline(doc)}; {n_rows} tracked rows in "
                f"{', '.join(doc['summary'])}; {doc['seconds']:.1f} s")
@@ -682,8 +801,10 @@ def drift_cmd(baseline_file, data, override, tolerance, ignore_below, odds_toler
     beyond --odds-ignore-below (1.5x either way; built to catch --odds-tolerance, 2x). A row that vanished
     or appeared (a data entry removed or added) fails unless acknowledged (--accept-change,
     --accept-new-rows)."""
-    from balance import drift
+    from balance import drift, outputs
 
+    outputs.check_file(json_out, "--json")
+    say = _say(json_out)
     workers = _workers(workers)
     if not 0 < tolerance < 100:
         raise BalanceError(f"--tolerance is in percentage points, above 0 and below 100; got {tolerance:g}")
@@ -704,10 +825,10 @@ def drift_cmd(baseline_file, data, override, tolerance, ignore_below, odds_toler
     finally:
         close()
     for line in drift.format_result(res, show_all=show_all):
-        click.echo(line)
-    click.echo(f"({res.seconds:.1f} s)")
+        say(line)
+    say(f"({res.seconds:.1f} s)")
     if json_out:
-        Path(json_out).write_text(json.dumps(drift.result_json(res), indent=1, ensure_ascii=False))
+        outputs.write_text(json_out, json.dumps(drift.result_json(res), indent=1, ensure_ascii=False), "--json")
     if res.exit_code:
         sys.exit(res.exit_code)
 
@@ -729,8 +850,11 @@ def restrict(game, card, overdrive, character, n_games, seed, setup, strategy, p
     Every deal is played unrestricted and with each seat in turn forbidden the item, on the same seed; the
     kernel removes it from the options offered to the strategy (any strategy). Example:
     balance restrict colosseum --card fire --strategy greedy --games 100000"""
+    from balance import outputs
     from balance import restrict as R
 
+    outputs.check_file(json_out, "--json")  # before the work: a finished result is never lost on its path
+    say = _say(json_out)
     _plugins(plugin)
     registry.get_game(game)
     workers = _workers(workers)
@@ -743,21 +867,33 @@ def restrict(game, card, overdrive, character, n_games, seed, setup, strategy, p
     finally:
         close()
     for line in R.format_result(res):
-        click.echo(line)
-    click.echo(f"({res.seconds:.1f} s)")
+        say(line)
+    say(f"({res.seconds:.1f} s)")
     if json_out:
-        Path(json_out).write_text(json.dumps(res.to_json(), indent=1, ensure_ascii=False))
+        outputs.write_text(json_out, json.dumps(res.to_json(), indent=1, ensure_ascii=False), "--json")
+
+
+def _renamed(old: str, new: str, what: str):
+    """A hidden option with an old spelling: refused in one line naming the new one."""
+    def refuse(ctx, param, value):
+        if value:
+            raise BalanceError(f"{old} was renamed {new} ({what})")
+        return value
+
+    return click.option(old, "_renamed_" + old.strip("-"), multiple=True, hidden=True, expose_value=False,
+                        callback=refuse)
 
 
 def _whatif_options(f):
-    """Setup options of sweep/autobalance: like _setup_options, but strategy knobs are --knob (--param is the
-    sweep's data parameter)."""
+    """Setup options of sweep/autobalance: those of _setup_options (--param is a strategy knob, as everywhere;
+    the data fields they vary are --field / --fields) and the tracked dimensions."""
     options = [
         click.option("--seed", default=1, show_default=True, type=int, help="root seed: every variant plays its deals"),
         click.option("--setup", default=None, help="setup name (see 'balance games'); default: the game's"),
         click.option("--strategy", multiple=True, metavar="NAME",
                      help="strategy for both seats, or give it twice (seat 1, seat 2); default random"),
-        click.option("--knob", multiple=True, metavar="STRATEGY.KNOB=V", help="set a strategy knob"),
+        click.option("--param", "knob", multiple=True, metavar="STRATEGY.KNOB=V", help="set a strategy knob"),
+        _renamed("--knob", "--param", "a strategy knob, STRATEGY.KNOB=V, as in every command"),
         click.option("--matchup", default=None, metavar="A:B", help="pin the characters, e.g. terry:elaine"),
         click.option("--data", default=None, type=click.Path(file_okay=False), help="a copy of the game's data folder"),
         click.option("--override", multiple=True, metavar="KEY=VALUE", help="change one data field for every variant"),
@@ -775,7 +911,7 @@ def _whatif_options(f):
 
 @cli.command()
 @click.argument("game")
-@click.option("--param", "params", multiple=True, metavar="KEY=V1,V2,...|KEY=LO..HI",
+@click.option("--field", "params", multiple=True, metavar="KEY=V1,V2,...|KEY=LO..HI",
               help="a data field and its values, e.g. characters.terry.hp=16..22 (repeat: the grid of all)")
 @click.option("--games", "n_games", default=None, type=int,
               help="deals per grid point (default: a tenth of the game's drift-gate budget)")
@@ -785,7 +921,7 @@ def _whatif_options(f):
 @click.option("--list", "list_only", is_flag=True, help="list the game's numeric data fields and exit")
 def sweep(game, params, n_games, seed, setup, strategy, knob, matchup, data, override, plugin, game_set, players, dims,
           workers, out, list_only):
-    """What-if sweep: play every value of --param on the same deals; a table and a plot per tracked win rate."""
+    """What-if sweep: play every value of --field on the same deals; a table and a plot per tracked win rate."""
     from balance import drift
     from balance import sweep as S
 
@@ -799,13 +935,16 @@ def sweep(game, params, n_games, seed, setup, strategy, knob, matchup, data, ove
             click.echo(line)
         return
     if not params:
-        raise BalanceError(f"sweep needs --param KEY=V1,V2,... (the fields: balance sweep {game} --list)")
+        raise BalanceError(f"sweep needs --field KEY=V1,V2,... (the fields: balance sweep {game} --list)")
+    from balance import outputs
+
+    out = Path(out or f"runs/sweep-{game}-{time.strftime('%Y%m%d-%H%M%S')}")
+    outputs.check_folder(out, "--out")  # before the sweep: its result is never lost on its folder
     workers = _workers(workers)
     fields = S.numeric_fields(spec)
     parsed = [S.parse_param(p, fields, game) for p in params]
     pdims, _ = S.probe(spec)
     dims = S.check_dims(dims, game, pdims) if dims else S.default_dims(pdims)
-    out = Path(out or f"runs/sweep-{game}-{time.strftime('%Y%m%d-%H%M%S')}")
     progress, close = _progress(spec.games, f"{game} sweep")
     try:
         res = S.sweep(spec, parsed, dims, workers=workers, progress=progress)
@@ -823,8 +962,9 @@ def sweep(game, params, n_games, seed, setup, strategy, knob, matchup, data, ove
 @click.option("--target", default="0.45:0.55", show_default=True, metavar="LO:HI",
               help="the band every tracked win rate must end in (fractions, or percentages such as 45:55)")
 @click.option("--max-edits", default=3, show_default=True, type=int, help="most data fields to change")
-@click.option("--params", "patterns", default="*", show_default=True, metavar="PATTERN[,PATTERN]",
-              help="which numeric fields may change (glob on FILE.ENTRY.FIELD, e.g. 'characters.*.hp')")
+@click.option("--fields", "patterns", default="*", show_default=True, metavar="PATTERN[,PATTERN]",
+              help="which numeric data fields may change (glob on FILE.ENTRY.FIELD, e.g. 'characters.*.hp')")
+@_renamed("--params", "--fields", "the data fields that may change, e.g. --fields 'characters.*.hp'")
 @click.option("--games", "n_games", default=None, type=int,
               help="deals per evaluation of a candidate edit (default: a fiftieth of the drift-gate budget)")
 @click.option("--screen-games", default=None, type=int,
@@ -839,9 +979,11 @@ def autobalance(game, target, max_edits, patterns, n_games, screen_games, beam, 
     """Search the data's numeric fields (provisional first) for the fewest edits that bring every tracked win rate
     into the --target band; print the proposal as a data diff with a before/after table."""
     from balance import autobalance as A
-    from balance import drift
+    from balance import drift, outputs
     from balance import sweep as S
 
+    outputs.check_file(json_out, "--json")  # before the search: its result is never lost on its path
+    say = _say(json_out)
     _plugins(plugin)
     registry.get_game(game)
     band = A.parse_target(target)
@@ -862,32 +1004,66 @@ def autobalance(game, target, max_edits, patterns, n_games, screen_games, beam, 
                         screen_deals=screen_games or max(500, deals // 5), verify_deals=verify_games or 4 * deals,
                         beam=beam, workers=workers, swap=effect == "new", log=lambda s: click.echo(s, err=True))
     for line in A.format_result(res):
-        click.echo(line)
+        say(line)
     if json_out:
-        Path(json_out).write_text(json.dumps(A.result_json(res), indent=1, ensure_ascii=False))
+        outputs.write_text(json_out, json.dumps(A.result_json(res), indent=1, ensure_ascii=False), "--json")
 
 
 from balance import cli_ci  # noqa: E402,F401  (registers compare and check on the group above)
 
 
 def main(argv=None):
-    """Entry point: user errors are one line on stderr and exit code 2 (1 is kept for drift)."""
+    """Entry point. Exit codes (README, "The command line"): 0 ok, 1 a verdict (drift, a failed gate), 2 bad input
+    or environment (one line naming the option or path), 3 an internal error (one line; the traceback with
+    --debug or BALANCE_DEBUG=1), 130 interrupted."""
+    from balance.errors import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, os_error_line
+
+    args = sys.argv[1:] if argv is None else list(argv)
+    _DEBUG["on"] = os.environ.get("BALANCE_DEBUG", "") not in ("", "0") or "--debug" in args[:1]
+    if os.getcwd() not in sys.path and "" not in sys.path:
+        sys.path.append(os.getcwd())  # --plugin MODULE finds MODULE.py in the current folder, as with python -m
     try:
-        cli.main(args=argv, standalone_mode=False, prog_name="balance")
+        cli.main(args=args, standalone_mode=False, prog_name="balance")
     except BalanceError as e:
-        click.echo(f"error: {e}", err=True)
+        click.echo(f"error: {_one_line(str(e))}", err=True)
         sys.exit(e.exit_code)
     except click.exceptions.Abort:
         click.echo("aborted", err=True)
-        sys.exit(130)
+        sys.exit(EXIT_INTERRUPTED)
     except click.ClickException as e:
         msg = e.format_message().replace("\n", " ")
-        click.echo(f"error: {msg} (see balance {' '.join(sys.argv[1:2])} --help)", err=True)
-        sys.exit(2)
+        sub = next((a for a in args if not a.startswith("-")), "")
+        click.echo(f"error: {msg} (see balance {sub + ' ' if sub else ''}--help)", err=True)
+        sys.exit(EXIT_USAGE)
     except KeyboardInterrupt:
         click.echo("interrupted", err=True)
-        sys.exit(130)
+        sys.exit(EXIT_INTERRUPTED)
+    except BrokenPipeError:  # the reader went away (balance games | head): nothing left to say
+        try:
+            sys.stdout = open(os.devnull, "w")
+        except OSError:
+            pass
+        sys.exit(0)
+    except OSError as e:  # the environment: a full disk, a path that cannot be written or read
+        click.echo(f"error: {_one_line(os_error_line(e))}", err=True)
+        sys.exit(EXIT_USAGE)
+    except Exception as e:  # a bug: one line, the traceback on request
+        if _DEBUG["on"]:
+            import traceback
+
+            traceback.print_exc()
+        why = _one_line(f"{type(e).__name__}: {e}" if str(e) else type(e).__name__, 300)
+        hint = ("" if _DEBUG["on"] else "; rerun with --debug (balance --debug COMMAND ...) or BALANCE_DEBUG=1 for "
+                "the traceback")
+        click.echo(f"internal error (a bug in the toolkit, not in your input): {why}{hint}; please report it with "
+                   f"the command and that traceback", err=True)
+        sys.exit(EXIT_INTERNAL)
     sys.exit(0)
+
+
+def _one_line(text: str, most: int | None = None) -> str:
+    line = " ".join(str(text).split())
+    return line if most is None or len(line) <= most else line[:most - 3] + "..."
 
 
 if __name__ == "__main__":
