@@ -282,19 +282,38 @@ def _field_line_edit(lines: list[str], entry: str | None, field_path: list[str],
     return False
 
 
-def data_diff(res: Result) -> tuple[list[str], list[str]]:
-    """A unified diff of the data files for the proposal, and the edits it could not place in the text."""
+def patch_root(folder: Path) -> Path:
+    """The folder a proposal's patch is applied from: the git work tree holding the data folder (the
+    repository's root for the packaged data and for a ``--data`` folder inside a repository), else the
+    package's root when the folder is inside it, else the data folder's parent."""
+    f = Path(folder).resolve()
+    for d in (f, *f.parents):
+        if (d / ".git").exists():
+            return d
+    pkg = Path(__file__).resolve().parents[1]
+    return pkg if f.is_relative_to(pkg) else f.parent
+
+
+def data_patch(res: Result) -> tuple[str, list[str], Path]:
+    """The proposal as a unified diff that ``git apply`` and ``patch -p1`` take: paths relative to
+    :func:`patch_root` (``a/simulators/colosseum/data/characters.toml``, ``b/...``), the files' own line ends
+    kept, a missing final newline marked; with the edits it could not place in the text (shown as overrides
+    only) and the folder to apply it from."""
     import difflib
 
     mod = registry.get_game(res.game).module
     folder = Path(res.spec.data_dir) if res.spec.data_dir else Path(mod.DATA_DIR)
+    root = patch_root(folder)
     by_file: dict[str, list] = {}
     for k, (old, new) in res.edits.items():
         by_file.setdefault(k.split(".")[0], []).append((k, new))
     out, left = [], []
     for stem, items in by_file.items():
         path = folder / f"{stem}.toml"
-        text = path.read_text(encoding="utf-8").splitlines()
+        with open(path, encoding="utf-8", newline="") as fh:  # newline="": CRLF files keep their line ends
+            old_lines = fh.read().splitlines(keepends=True)
+        text = [ln.rstrip("\r\n") for ln in old_lines]
+        ends = [ln[len(t):] for ln, t in zip(old_lines, text)]
         new = list(text)
         entries = mod.SCHEMAS[stem].entries
         for k, v in items:
@@ -302,19 +321,38 @@ def data_diff(res: Result) -> tuple[list[str], list[str]]:
             entry, rest = (parts[0], parts[1:]) if entries else (None, parts)
             if not _field_line_edit(new, entry, rest, v):
                 left.append(f"{k}={v}")
-        try:
-            shown = path.resolve().relative_to(Path.cwd().resolve())
-        except ValueError:
-            shown = path
-        out += list(difflib.unified_diff(text, new, f"a/{shown}", f"b/{shown}", n=1, lineterm=""))
-    return out, left
+        new_lines = [t + e for t, e in zip(new, ends)]
+        if new_lines == old_lines:
+            continue
+        rel = path.resolve().relative_to(root).as_posix()
+        for ln in difflib.unified_diff(old_lines, new_lines, f"a/{rel}", f"b/{rel}", n=3):
+            out.append(ln if ln.endswith("\n") else ln + "\n\\ No newline at end of file\n")
+    return "".join(out), left, root
+
+
+def data_diff(res: Result) -> tuple[list[str], list[str]]:
+    """The proposal's diff as lines to print (:func:`data_patch`), and the edits it could not place in the text."""
+    text, left, _ = data_patch(res)
+    return [ln.rstrip("\r") for ln in text.splitlines()], left
+
+
+def write_patch(res: Result, path) -> str:
+    """Write the proposal's patch (:func:`data_patch`) to ``path``; the line telling how to apply it."""
+    from balance import outputs
+
+    text, left, root = data_patch(res)
+    outputs.write_text(path, text, "--patch")  # atomic; the files' own line ends kept (no newline translation)
+    how = (f"apply from {root}: git apply {Path(path).resolve()}, or patch -p1 < {Path(path).resolve()}" if text else
+           "empty: no edit could be placed in the data files' text")
+    return f"patch: {path} ({how})" + (f"; apply by hand: {', '.join(left)}" if left else "")
 
 
 def _rate(r: S.Row) -> str:
     return f"{100 * r.rate:.2f}% ({100 * r.lo:.2f}-{100 * r.hi:.2f})" if r.lo == r.lo else f"{100 * r.rate:.2f}% (exact)"
 
 
-def format_result(res: Result) -> list[str]:
+def format_result(res: Result, patch=None) -> list[str]:
+    """The result as printed lines; ``patch``: also write the proposal as a patch file there (:func:`write_patch`)."""
     lo, hi = res.band
     out = [f"{res.game}: tracked {', '.join('meta-weighted character' if d == 'meta' else d for d in res.dims)} "
            f"win rates; target {100 * lo:g}%..{100 * hi:g}%; {res.candidates} candidate fields; "
@@ -323,6 +361,8 @@ def format_result(res: Result) -> list[str]:
     out.append(f"search stopped: {res.stop}")
     if not res.edits:
         out.append("proposal: no edit (none of the single-field moves brought the tracked rates closer to the band)")
+        if patch is not None:
+            out.append("  " + write_patch(res, patch))
     else:
         out.append(f"proposal: {len(res.edits)} edit{'s' if len(res.edits) > 1 else ''}:")
         for k, (old, new) in res.edits.items():
@@ -333,6 +373,10 @@ def format_result(res: Result) -> list[str]:
         if left:
             out.append("  (not placed in the file text, apply by hand: " + ", ".join(left) + ")")
         out.append("  try it: " + " ".join(f"--override {k}={new}" for k, (_, new) in res.edits.items()))
+        if patch is not None:
+            out.append("  " + write_patch(res, patch))
+        elif diff:
+            out.append("  (--patch FILE writes the diff as a patch file for git apply / patch -p1)")
     after = {(r.dim, r.key): r for r in res.after}
     body = []
     for b in res.before:
@@ -357,5 +401,6 @@ def result_json(res: Result) -> dict:
     return {"game": res.game, "band": list(res.band), "dims": res.dims,
             "edits": {k: {"old": o, "new": n} for k, (o, n) in res.edits.items()},
             "steps": [{"key": k, "value": v, "miss": m} for k, v, m in res.steps], "stop": res.stop,
+            "patch": data_patch(res)[0] if res.edits else "",
             "before": rows_(res.before), "after": rows_(res.after), "games": res.games,
             "seconds": round(res.seconds, 1)}

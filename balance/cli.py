@@ -702,6 +702,16 @@ def _progress(total: int, label: str):
     return progress, close
 
 
+def _warm(spec) -> None:
+    """Load (or, on the first run of this code, compile) the game's kernels before a command's work starts, with
+    the one-line notice when it takes long (balance.runs.notice_if_slow); the work then finds them loaded."""
+    from balance.runs import Prepared, compile_notice, notice_if_slow
+
+    with notice_if_slow(lambda line: click.echo(line, err=True),
+                        lambda: compile_notice(spec.game, spec.strategies)):
+        Prepared(spec).warm()
+
+
 def _say(json_out):
     """The echo of a command with ``--json``: standard output, or standard error when the JSON goes to standard
     output (``--json -``), so that stdout is the JSON alone."""
@@ -748,6 +758,7 @@ def baseline(game, n_games, seed, setup, strategy, param, matchup, data, overrid
     from balance import outputs
 
     outputs.check_file(out, "--out", allow_stdout=False)  # before the run: it never ends on an unwritable path
+    _warm(spec)
     progress, close = _progress(spec.games, game)
     try:
         doc = drift.make_baseline(spec, swap, workers, chunk=chunk or drift.DEFAULT_CHUNK, progress=progress)
@@ -861,6 +872,7 @@ def restrict(game, card, overdrive, character, n_games, seed, setup, strategy, p
     spec = _spec(game, n_games, seed, setup, strategy, param, matchup, data, override, None, plugin,
                  _options(game_set, players))
     items = {"card": list(card), "overdrive": list(overdrive), "character": list(character)}
+    _warm(spec)
     progress, close = _progress(spec.games, f"{game} restricted")
     try:
         res = R.restrict(spec, items, workers=workers, progress=progress)
@@ -943,6 +955,7 @@ def sweep(game, params, n_games, seed, setup, strategy, knob, matchup, data, ove
     workers = _workers(workers)
     fields = S.numeric_fields(spec)
     parsed = [S.parse_param(p, fields, game) for p in params]
+    _warm(spec)
     pdims, _ = S.probe(spec)
     dims = S.check_dims(dims, game, pdims) if dims else S.default_dims(pdims)
     progress, close = _progress(spec.games, f"{game} sweep")
@@ -974,8 +987,11 @@ def sweep(game, params, n_games, seed, setup, strategy, knob, matchup, data, ove
               help="deals of the final before/after table (default: 4x --games)")
 @_whatif_options
 @click.option("--json", "json_out", default=None, type=click.Path(dir_okay=False), help="also write the result as JSON")
+@click.option("--patch", "patch_out", default=None, type=click.Path(dir_okay=False),
+              help="also write the proposal as a patch file (from the repository root: git apply FILE, or "
+                   "patch -p1 < FILE)")
 def autobalance(game, target, max_edits, patterns, n_games, screen_games, beam, verify_games, seed, setup, strategy,
-                knob, matchup, data, override, plugin, game_set, players, dims, workers, json_out):
+                knob, matchup, data, override, plugin, game_set, players, dims, workers, json_out, patch_out):
     """Search the data's numeric fields (provisional first) for the fewest edits that bring every tracked win rate
     into the --target band; print the proposal as a data diff with a before/after table."""
     from balance import autobalance as A
@@ -983,6 +999,7 @@ def autobalance(game, target, max_edits, patterns, n_games, screen_games, beam, 
     from balance import sweep as S
 
     outputs.check_file(json_out, "--json")  # before the search: its result is never lost on its path
+    outputs.check_file(patch_out, "--patch", allow_stdout=False)
     say = _say(json_out)
     _plugins(plugin)
     registry.get_game(game)
@@ -998,12 +1015,13 @@ def autobalance(game, target, max_edits, patterns, n_games, screen_games, beam, 
     spec = _spec(game, deals, seed, setup, strategy, knob, matchup, data, override, None, plugin,
                  _options(game_set, players))
     workers = _workers(workers)
+    _warm(spec)
     pdims, effect = S.probe(spec)
     dims = S.check_dims(dims, game, pdims) if dims else A.default_dims(pdims)
     res = A.autobalance(spec, band, max_edits=max_edits, patterns=patterns, dims=dims,
                         screen_deals=screen_games or max(500, deals // 5), verify_deals=verify_games or 4 * deals,
                         beam=beam, workers=workers, swap=effect == "new", log=lambda s: click.echo(s, err=True))
-    for line in A.format_result(res):
+    for line in A.format_result(res, patch=patch_out):
         say(line)
     if json_out:
         outputs.write_text(json_out, json.dumps(A.result_json(res), indent=1, ensure_ascii=False), "--json")

@@ -75,6 +75,20 @@ def _per_bit(lf: pl.LazyFrame, col: str, n: int, success: pl.Expr, names: list[s
     return df.with_columns((pl.col("win_rate") - pl.col("without_win_rate")).alias("difference"))
 
 
+def _keyed(df: pl.DataFrame, keys: list[str], col: str = "bit", name: str = "card_key") -> pl.DataFrame:
+    """A table's CSV frame with the data's key of its ``col`` index (a card by its number, one of Maria's cards
+    or an Idea by its row), as ``key`` and ``name`` (e.g. ``card_key``): what ``--override`` takes."""
+    if not df.height:
+        return df
+    k = pl.col(col).replace_strict(dict(enumerate(keys)), default=None, return_dtype=pl.String)
+    return df.with_columns(k.alias("key"), k.alias(name))
+
+
+def _named(df: pl.DataFrame) -> pl.DataFrame:
+    """A per-strategy table's CSV frame: ``key``, the strategy as ``--strategy`` takes it."""
+    return df.with_columns(pl.col("name").alias("key"))
+
+
 def _diff_figure(df: pl.DataFrame, title: str, xlabel: str, reading: str):
     """A forest plot of (rate with) - (rate without) per row, 95% normal interval of the difference."""
     d = df.filter(~pl.col("insufficient") & ~pl.col("without_insufficient")).sort("difference")
@@ -164,33 +178,41 @@ def maria_report(run_dir: Path, tables, frames: dict, spec) -> dict:
                                            "share to compare with: the opponent is the rules."),
              "win rate per strategy", "Maria: per strategy",
              html.table(R(per_strategy), [("strategy", "name"), ("games", "games"), ("wins", "wins"),
-                                          ("win rate (95% CI)", "rate")]))]
+                                          ("win rate (95% CI)", "rate")], csv="maria_strategies"))]
     if per_card.height:
         figs.append(("maria_cards", _diff_figure(per_card, "Cards in hand against Maria",
                                                  "win rate with the card - without it (percentage points, 95% CI)",
                                                  "Right of zero: hands holding the card won more (correlation: a "
                                                  "drafted hand is chosen, not random)."),
-                     "card in hand", "Maria: per card in hand", html.table(R(per_card.sort("difference")), card_cols)))
+                     "card in hand", "Maria: per card in hand", html.table(R(per_card.sort("difference")), card_cols,
+                                                                           csv="maria_cards_in_hand")))
     sections = [
         ("Maria: the first-test hand", html.table(R(first), [
             ("strategy", "name"), ("Maria's first turn", "first_turn"), ("games", "games"),
-            ("win rate (95% CI)", "rate"), ("mean turns", "mean_turns")])
+            ("win rate (95% CI)", "rate"), ("mean turns", "mean_turns")], csv="maria_first_test")
          + "<p class='reading'>Played through the engine for this report (the rulebook's 7 cards), "
            f"{FIRST_TEST_GAMES:,} games per row, seed {spec.seed}. {PROV_NOTE}</p>"),
         ("Maria: per setup in this run", html.table(R(setups.with_columns(
             pl.col("setup").replace_strict(SETUP_NAMES, return_dtype=pl.String, default="?").alias("setup_name"))),
-            [("setup", "setup_name"), ("games", "games"), ("win rate (95% CI)", "rate")])),
+            [("setup", "setup_name"), ("games", "games"), ("win rate (95% CI)", "rate")], csv="maria_setups")),
     ]
     if per_maria.height:
         sections.append(("Maria's cards: the player's win rate when she drew them", html.table(
             R(per_maria), [("Maria's card", "name"), ("games drawn", "games"), ("player wins (95% CI)", "rate"),
                            ("games not drawn", "games_without"), ("player wins (95% CI)", "rate:without_"),
-                           ("difference", "difference")])
+                           ("difference", "difference")], csv="maria_cards_drawn")
             + "<p class='reading'>Correlational: Maria draws more of her deck in longer games, so a card she drew "
               "often marks a long game rather than causing the result.</p>"))
     summary = {"per_strategy": per_strategy.to_dicts(), "per_card_in_hand": per_card.to_dicts(),
                "first_test": first.to_dicts(), "maria_cards": per_maria.to_dicts(), "per_setup": setups.to_dicts()}
-    return {"figures": figs, "sections": sections, "findings": findings, "summary": summary}
+    card_keys = [""] + [tables.keys.get(i, "") for i in range(1, 61)]
+    csvs = {"maria_strategies": _named(per_strategy), "maria_cards_in_hand": _keyed(per_card, card_keys),
+            "maria_first_test": _named(first), "maria_cards_drawn": _keyed(per_maria, list(labels.sc_keys),
+                                                                           name="maria_card_key"),
+            "maria_setups": setups.with_columns(pl.col("setup").replace_strict(
+                SETUP_NAMES, return_dtype=pl.String, default="?").alias("setup_name"))}
+    return {"figures": figs, "sections": sections, "findings": findings, "summary": summary,
+            "tables": {k: v for k, v in csvs.items() if v.height}}
 
 
 # ----------------------------------------------------------------------------- the campaign
@@ -270,11 +292,11 @@ def campaign_report(run_dir: Path, tables, frames: dict, spec) -> dict:
                                               xlabel="clear rate"),
              "clear rate per strategy", "Campaign: per strategy",
              html.table(R(per_strategy), [("strategy", "name"), ("campaigns", "games"), ("cleared", "wins"),
-                                          ("clear rate (95% CI)", "rate")])),
+                                          ("clear rate (95% CI)", "rate")], csv="campaign_strategies")),
             ("campaign_ideas", idea_fig, "defeat rate per Idea", "Campaign: per Idea",
              html.table(R(per_idea), [("Idea", "name"), ("level", "level"), ("battles", "games"),
                                       ("player lost", "wins"), ("defeat rate (95% CI)", "rate"),
-                                      ("mean turns", "mean_turns")]))]
+                                      ("mean turns", "mean_turns")], csv="campaign_ideas"))]
     if per_card.height:
         figs.append(("campaign_cards", _diff_figure(per_card, "Cards kept at the start and the clear rate",
                                                     "clear rate with the card kept - without it (points, 95% CI)",
@@ -283,21 +305,30 @@ def campaign_report(run_dir: Path, tables, frames: dict, spec) -> dict:
                      html.table(R(per_card.sort("difference")), [
                          ("card", "name"), ("campaigns kept", "games"), ("clear rate (95% CI)", "rate"),
                          ("campaigns without", "games_without"), ("clear rate without (95% CI)", "rate:without_"),
-                         ("difference", "difference")])))
+                         ("difference", "difference")], csv="campaign_cards_kept")))
     sections = [("Campaign: defeat rate per battle", html.table(R(per_battle), [
         ("battle", "name"), ("level", "level"), ("campaigns reaching it", "games"), ("lost there", "wins"),
-        ("defeat rate (95% CI)", "rate"), ("mean turns", "mean_turns")])
+        ("defeat rate (95% CI)", "rate"), ("mean turns", "mean_turns")], csv="campaign_battles")
         + f"<p class='reading'>{PROV_NOTE}</p>")]
-    for title, df, what in (("Campaign: rewards obtained", per_reward, "card obtained"),
-                            ("Campaign: Ideas obtained (Afterglows)", per_glow, "Idea obtained"),
-                            ("Campaign: amulets spent", per_amulet, "amulet spent")):
+    for title, df, what, name in (("Campaign: rewards obtained", per_reward, "card obtained", "campaign_rewards"),
+                                  ("Campaign: Ideas obtained (Afterglows)", per_glow, "Idea obtained",
+                                   "campaign_ideas_taken"),
+                                  ("Campaign: amulets spent", per_amulet, "amulet spent", "campaign_amulets")):
         if df.height:
             sections.append((title, html.table(R(df), [
                 (what, "name"), ("campaigns", "games"), ("clear rate (95% CI)", "rate"),
-                ("campaigns without", "games_without"), ("clear rate without (95% CI)", "rate:without_")])
+                ("campaigns without", "games_without"), ("clear rate without (95% CI)", "rate:without_")], csv=name)
                 + "<p class='reading'>Rewards come only after wins, so these rows lean on survival: read them as "
                   "what winning campaigns took, not as causes.</p>"))
     summary = {"per_strategy": per_strategy.to_dicts(), "per_battle": per_battle.to_dicts(),
                "per_idea": per_idea.to_dicts(), "per_card_kept": per_card.to_dicts(),
                "rewards": per_reward.to_dicts(), "ideas_taken": per_glow.to_dicts(), "amulets": per_amulet.to_dicts()}
-    return {"figures": figs, "sections": sections, "findings": findings, "summary": summary}
+    card_keys = [""] + [tables.keys.get(i, "") for i in range(1, 61)]
+    csvs = {"campaign_strategies": _named(per_strategy),
+            "campaign_battles": per_battle.with_columns(pl.col("battle").cast(pl.String).alias("key")),
+            "campaign_ideas": _keyed(per_idea, list(info.idea_keys), "idea", "idea_key"),
+            "campaign_cards_kept": _keyed(per_card, card_keys), "campaign_rewards": _keyed(per_reward, card_keys),
+            "campaign_ideas_taken": _keyed(per_glow, list(info.idea_keys), name="idea_key"),
+            "campaign_amulets": _keyed(per_amulet, [tables.keys.get(n, "") for n in info.amulets])}
+    return {"figures": figs, "sections": sections, "findings": findings, "summary": summary,
+            "tables": {k: v for k, v in csvs.items() if v.height}}

@@ -268,7 +268,7 @@ def sections(dr: DraftRates) -> list[tuple[str, str]]:
         body = ""
         for st in strategies:
             body += (f"<p><b>{_html.escape(st)}</b></p>" if len(strategies) > 1 else "") + html.table(
-                html.rows(t.filter(pl.col("strategy") == st)), cols)
+                html.rows(t.filter(pl.col("strategy") == st)), cols, csv=f"draft_{kind}")  # written by report.py
         if kind == "keep":
             out.append((f"Draft: {dr.item}s {kept} when offered", reading + body))
         else:

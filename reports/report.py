@@ -175,7 +175,7 @@ TITLES = {"seat": "seats", "turn_order": "turn order", "character": "characters"
           "overdrive": "Overdrives", "card": "cards", "strategy": "strategies", "meta_game": "meta-game"}
 
 
-def _matchup_split_table(t: dict[str, pl.DataFrame]) -> str:
+def _matchup_split_table(t: dict[str, pl.DataFrame], csv=None) -> str:
     """The matchups with both seat orders pooled and split (the row character as P1, as P2), beside the matchup's
     fair rate (half of its decisive games: a duel has two sides), most winning first."""
     if "matchup_by_seat" not in t:
@@ -190,7 +190,8 @@ def _matchup_split_table(t: dict[str, pl.DataFrame]) -> str:
             ("fair (half the decisive games)", "reference", "pct"), ("edge", "edge", "points"),
             ("as P1: games", "s0_games", "count"), ("win rate (95% CI)", "rate:s0_"),
             ("as P2: games", "s1_games", "count"), ("win rate (95% CI)", "rate:s1_")]
-    return html.table(html.rows(m.sort("win_rate", descending=True, nulls_last=True)), cols)
+    return html.table(html.rows(m.sort("win_rate", descending=True, nulls_last=True)), cols,
+                      csv=csv("matchup", m) if csv else None)
 
 
 LENGTH_UNIT = {"colosseum": "rounds"}  # what a game's length counts (labels' "length_unit" wins); else turns
@@ -201,6 +202,37 @@ def _with_edge(df: pl.DataFrame) -> pl.DataFrame:
     if "reference" not in df.columns:
         return df
     return df.with_columns((pl.col("win_rate") - pl.col("reference")).alias("edge"))
+
+
+def _meta_keys(df: pl.DataFrame, labels: dict) -> pl.DataFrame:
+    """A meta-game table's options with their keys: ``character_key`` and ``overdrive_key`` for a character +
+    Overdrive option (its name is "Character + Overdrive"), ``card_keys`` for a deck (named by card numbers)."""
+    if "option" not in df.columns:
+        return df
+    if "overdrive" in labels:
+        ck, ok = (list(labels.get(f"{k}_key") or labels[k]) for k in ("character", "overdrive"))
+        by = {f"{cn} + {on}": (ck[i], ok[j]) for i, cn in enumerate(labels["character"])
+              for j, on in enumerate(labels["overdrive"])}
+        return df.with_columns(
+            pl.col("option").replace_strict({k: a for k, (a, b) in by.items()}, default=None).alias("character_key"),
+            pl.col("option").replace_strict({k: b for k, (a, b) in by.items()}, default=None).alias("overdrive_key"))
+    keys = list(labels.get("card_key") or [])
+    if keys:
+        return df.with_columns(pl.col("option").map_elements(
+            lambda o: " ".join(keys[int(c)] if int(c) < len(keys) else c for c in o.split()),
+            return_dtype=pl.String).alias("card_keys"))
+    return df
+
+
+def _findings_frame(a: findings.Assessment) -> pl.DataFrame:
+    """Every tested row of the findings engine (``summary.json``'s assessment rows) as a table: ``key`` as the
+    row's identity is typed (``terry``, ``terry:elaine``, ``1`` for seat P1), its verdict, estimates and tests."""
+    rows = []
+    for f in a.to_json()["rows"]:
+        extra = f.pop("extra", {}) or {}
+        rows.append({"key": ":".join(str(k) for k in f.pop("keys")), **f, "extra": json.dumps(extra)})
+    return pl.DataFrame(rows, infer_schema_length=None) if rows else pl.DataFrame(
+        schema={"key": pl.String, "dimension": pl.String, "label": pl.String, "verdict": pl.String})
 
 
 def solo_findings(t: dict[str, pl.DataFrame]) -> list[str]:
@@ -259,7 +291,11 @@ def build(run_dir: Path, out_dir: Path | None = None, log=print, min_effect: flo
     (out_dir / "tables").mkdir(exist_ok=True)
     dims = [k for k in DIMENSIONS if k in t]
     for k in dims + ["length", "health"]:
-        t[k].write_csv(out_dir / "tables" / f"{k}.csv")
+        html.write_csv(out_dir / "tables" / f"{k}.csv", _meta_keys(t[k], labels), labels)
+
+    def csv(name, df, index=None):  # a table of the page as tables/<name>.csv too, with the keys a user types
+        html.write_csv(out_dir / "tables" / f"{name}.csv", df, labels, index)
+        return name
 
     R = html.rows
     figs, sections = {}, []
@@ -279,13 +315,13 @@ def build(run_dir: Path, out_dir: Path | None = None, log=print, min_effect: flo
             f"clear imbalance (the findings above test every row)."), "character win rates", "Characters",
             html.table(R(_with_edge(t["character"]).sort("win_rate", descending=True, nulls_last=True)),
                        [("character", "name"), ("games", "games"), ("wins", "wins"), ("draws", "draws"),
-                        ("win rate (95% CI)", "rate"), *fair_col]))
+                        ("win rate (95% CI)", "rate"), *fair_col], csv=csv("character", _with_edge(t["character"]))))
         if "matchup" in t:
             add("matchups", figures.matchup_heatmap(
                 t["matchup"], labels["character"], labels["provisional"]["character"],
                 "Read a row: the row character's win rate against each column. A matchup is a duel of two sides, so "
                 "its fair rate is half of its decisive games (50% when it has no draws): red below it, blue "
-                "above."), "matchup heatmap", "Matchups", _matchup_split_table(t))
+                "above."), "matchup heatmap", "Matchups", _matchup_split_table(t, csv))
     if "overdrive" in t:
         add("overdrives", figures.overdrive_panel(
             t["overdrive"], 3, f"How often each Overdrive is picked, how its picker fares (the tick: its fair share, "
@@ -293,7 +329,7 @@ def build(run_dir: Path, out_dir: Path | None = None, log=print, min_effect: flo
             html.table(R(_with_edge(t["overdrive"])), [
                 ("Overdrive", "name"), ("picks", "games"), ("pick rate", "pick_rate"), ("win rate (95% CI)", "rate"),
                 *fair_col, ("mean activations", "mean_activations"), ("never", "stage0"), ("stage 1", "stage1"),
-                ("stage 2", "stage2"), ("stage 3", "stage3")]))
+                ("stage 2", "stage2"), ("stage 3", "stage3")], csv=csv("overdrive", _with_edge(t["overdrive"]))))
     for key, what in (("meta_game", "character + Overdrive"), ("deck_meta_game", "the run's decks")):
         if key not in t:
             continue
@@ -301,6 +337,7 @@ def build(run_dir: Path, out_dir: Path | None = None, log=print, min_effect: flo
         if mg is None:
             continue
         head, body = metagame.section(mg, what)
+        body = html.with_csv(body, key)  # tables/meta_game.csv (deck_meta_game.csv): every option, with its keys
         if mg.stable and mg.complete:  # the figure only for an equilibrium that holds at this run's size
             add(key, figures.meta_game(
                 t[key], "Bars: each option's weight in the equilibrium a field that knows the matchups would "
@@ -328,13 +365,30 @@ def build(run_dir: Path, out_dir: Path | None = None, log=print, min_effect: flo
                   + "; a rate with no games reads \"no games\".</p>")
         add("cards", figures.card_effects(
             t["card"], "Right of zero: seats that played the card won more (correlation, not cause)."),
-            "card effects", "Cards (correlational)", caveat + html.table(R(t["card"]), cols))
+            "card effects", "Cards (correlational)", caveat + html.table(R(t["card"]), cols, csv="card"))
         if card_causal:
-            sections.append(("Cards: causal value (restricted play)", _card_values_html(card_causal, assessment)))
+            verdict = {tuple(f.keys): f.verdict for f in assessment.of("card")}
+            values = pl.DataFrame([{"key": str(r["key"]), **{k: v for k, v in r.items() if k != "key"},
+                                    "verdict": verdict.get((str(r["key"]),), "not tested")}
+                                   for r in card_causal["cards"]], infer_schema_length=None)
+            sections.append(("Cards: causal value (restricted play)", html.with_csv(
+                _card_values_html(card_causal, assessment), csv("card_values", values.with_columns(
+                    pl.col("key").alias("card_key"))))))
     if draft is not None:
         sections.extend(drafts.sections(draft))
+        for kind in draft.kinds if not draft.mismatches else ():
+            if draft.of(kind).height:
+                csv(f"draft_{kind}", draft.of(kind), {"item": draft.item})
     if "strategy" in frames and len(frames["strategy"]):
-        sections.insert(0, ("Strategies", _strategies_html(frames, spec, assessment)))
+        names = list(spec.strategies)
+        strat = frames["strategy"].with_columns(pl.col("strategy").map_elements(
+            lambda i: names[i] if 0 <= i < len(names) else f"slot {i}", return_dtype=pl.String).alias("key"))
+        h2h = frames.get("head_to_head")
+        h2h = (h2h.with_columns(pl.format("{}:{}", "strategy", "opponent").alias("key"))
+               if h2h is not None and len(h2h) else None)
+        sections.insert(0, ("Strategies", html.with_csv(_strategies_html(frames, spec, assessment),
+                                                        csv("strategy", strat),
+                                                        csv("head_to_head", h2h) if h2h is not None else None)))
     seat_cols = [("games", "games"), ("wins", "wins"), ("draws", "draws"), ("win rate (95% CI)", "rate"), *fair_col]
     if "turn_order" in t:
         add("turn_order_by_length", figures.seat_by_length(
@@ -343,7 +397,8 @@ def build(run_dir: Path, out_dir: Path | None = None, log=print, min_effect: flo
             f"The first player's win rate in the run's shorter and longer games (quartiles of its length in {unit}); "
             f"the tick is the fair share, {fair_words}. A tilt shows a turn-order edge that depends on length.",
             who="the first player", unit=unit), "turn order by length", "Turn order",
-            html.table(R(_with_edge(t["turn_order"])), [("went first", "went_first"), *seat_cols]))
+            html.table(R(_with_edge(t["turn_order"])), [("went first", "went_first"), *seat_cols],
+                       csv=csv("turn_order", _with_edge(t["turn_order"]))))
     if solo:  # one player against the rules: no fair share to compare with, the player's rate by length only
         add("seat_by_length", figures.seat_by_length(
             t["seat_by_length"].drop("reference"), f"The player's (P1's) win rate in the run's shorter and longer "
@@ -354,20 +409,24 @@ def build(run_dir: Path, out_dir: Path | None = None, log=print, min_effect: flo
             t["seat_by_length"], f"P1's win rate in the run's shorter and longer games (quartiles of its length in "
                                  f"{unit}); the tick is P1's fair share, {fair_words}. A tilt shows a seat edge that "
                                  f"depends on length.", unit=unit), "seat by length", "Seats",
-            html.table(R(_with_edge(t["seat"])), [("seat", "seat"), *seat_cols]))
+            html.table(R(_with_edge(t["seat"])), [("seat", "seat"), *seat_cols],
+                       csv=csv("seat", _with_edge(t["seat"]))))
     add("game_length", figures.length_histogram(
         t["length"], cap, f"Most games should end well before the {unit[:-1]} cap; a spike at the cap means stalls.",
         unit=unit), "game length", "Game length")
     if "solo_clear" in t and not hasattr(mod, "report_hook"):  # a solo game without sections of its own
         sections.append(("Solo: clear rate", html.table(R(t["solo_clear"]), [
-            ("strategy", "name"), ("games", "games"), ("cleared", "wins"), ("clear rate (95% CI)", "rate")])))
+            ("strategy", "name"), ("games", "games"), ("cleared", "wins"), ("clear rate (95% CI)", "rate")],
+            csv="solo_clear")))
         if "solo_battles" in t:
             sections.append(("Solo: defeats per battle", html.table(R(t["solo_battles"]), [
                 ("battle", "battle"), ("reached", "games"), ("stopped there", "defeats"),
-                ("defeat rate (95% CI)", "rate")])))
+                ("defeat rate (95% CI)", "rate")], csv="solo_battles")))
     game_part = {}
     if hasattr(mod, "report_hook"):  # a game's own sections, findings and summary (e.g. reports/rose_duel.py)
         game_part = mod.report_hook(run_dir, tables, t, spec) or {}
+        for name, df in game_part.get("tables", {}).items():  # the CSVs its sections' tables name
+            csv(name, df)
         for name, fig, alt, head, table in game_part.get("figures", []):
             add(name, fig, alt, head, table)
         sections.extend(game_part.get("sections", []))
@@ -426,7 +485,7 @@ def build(run_dir: Path, out_dir: Path | None = None, log=print, min_effect: flo
         f"rounds mean {h['mean_rounds']:.2f} (sd {h['std_rounds'] or 0:.2f}, median {h['median_rounds']:.0f}, "
         f"max {h['max_rounds']})",
     ]
-    block = _findings_html(assessment, extra_notes)
+    block = html.with_csv(_findings_html(assessment, extra_notes), csv("findings", _findings_frame(assessment)))
     page = html.page(f"Balance report: {game.title}", meta, block, sections)
     (out_dir / "report.html").write_text(page, encoding="utf-8")
     summary["report_seconds"] = round(time.perf_counter() - t0, 3)

@@ -111,7 +111,8 @@ def phase_check(tables, seed: int = 11, n: int = 4000) -> pl.DataFrame:
         exact = [float(pa * oa[i] + (1 - pa) * ob[i]) for i in range(3)]
         out = run_duels(tables, a, b, n, seed=seed + a * 31 + b, focus=(sa, sb), no_cards=True)
         sim = [float((out[:, 3] == i).mean()) for i in range(3)]
-        rows.append({"pair": f"{fa['name']} vs {fb['name']}", "exact_hit": exact[0], "sim_hit": sim[0],
+        rows.append({"pair": f"{fa['name']} vs {fb['name']}", "char": a, "opp_char": b,
+                     "exact_hit": exact[0], "sim_hit": sim[0],
                      "exact_lock": exact[1], "sim_lock": sim[1], "exact_parry": exact[2], "sim_parry": sim[2],
                      "duels": n})
     return pl.DataFrame(rows)
@@ -132,7 +133,7 @@ def choice_check(tables, seed: int = 13) -> tuple[pl.DataFrame, list[str]]:
             out = run_duels(tables, a, b, CHOICE_DUELS, seed=seed + a * 13 + b, location=(loc, None))
             w += int((out[:, 0] == 0).sum())
             n += CHOICE_DUELS
-        rows.append({"choice": f"aim at {label}", "kind": "location", "games": n, "wins": w})
+        rows.append({"choice": f"aim at {label}", "kind": "location", "key": label, "games": n, "wins": w})
     for label, frac in (("all thrust", (1.0, 0.0)), ("even thrust/parry", (0.5, 0.5)), ("all parry", (0.0, 1.0)),
                         ("all initiative", (0.0, 0.0))):
         w = n = 0
@@ -144,7 +145,8 @@ def choice_check(tables, seed: int = 13) -> tuple[pl.DataFrame, list[str]]:
             out = run_duels(tables, a, b, CHOICE_DUELS, seed=seed + 5 + a * 13 + b, focus=([t, p, fo - t - p], None))
             w += int((out[:, 0] == 0).sum())
             n += CHOICE_DUELS
-        rows.append({"choice": f"focus {label}", "kind": "focus", "games": n, "wins": w})
+        rows.append({"choice": f"focus {label}", "kind": "focus", "key": label.replace(" ", "_").replace("/", "_"),
+                     "games": n, "wins": w})
     df = aggregate.with_interval(pl.DataFrame(rows))
     notes = []
     for kind in ("location", "focus"):
@@ -201,7 +203,7 @@ def report_sections(run_dir: Path, tables, t: dict, spec) -> dict:
         ("Revolutions won / fought (95% CI)", "rate:revolutions_won_"),
         ("timeouts (95% CI)", "rate:timeout_"), ("last standing (95% CI)", "rate:last_standing_"),
         ("mean turns", "mean_turns", "number1"), ("median turns", "median_turns", "number0"),
-        ("mean duels", "mean_duels", "number1")]) + (
+        ("mean duels", "mean_duels", "number1")], csv="players") + (
         "<p class='reading'>How each player count's games end, as shares of its games with 95% Wilson intervals "
         "(a Revolution won, the turn cap reached, the last duelist standing).</p>")
     fair = ("<p class='reading'>Fair share: the row's decisive seat-games divided by the player count (a quarter of "
@@ -212,28 +214,32 @@ def report_sections(run_dir: Path, tables, t: dict, spec) -> dict:
         ("Player counts", players_table),
         ("Win rate per seat and player count", html.table(R(pc["seat_by_players"]), [
             ("players", "n_players"), ("seat", "seat"), ("games", "games"), ("wins", "wins"), ("draws", "draws"),
-            ("win rate (95% CI)", "rate"), *fair_cols]) + fair),
+            ("win rate (95% CI)", "rate"), *fair_cols], csv="seat_by_players") + fair),
         ("Win rate per duelist and player count", html.table(R(pc["duelist_by_players"]), [
             ("players", "n_players"), ("duelist", "name"), ("games", "games"), ("wins", "wins"), ("draws", "draws"),
-            ("win rate (95% CI)", "rate"), *fair_cols]) + fair),
+            ("win rate (95% CI)", "rate"), *fair_cols], csv="duelist_by_players") + fair),
         ("One duel phase: exact and simulated", html.table(R(phases), [
             ("pair (even split, no cards)", "pair"), ("hit exact", "exact_hit"), ("hit sim.", "sim_hit"),
             ("lock exact", "exact_lock"), ("lock sim.", "sim_lock"), ("parry exact", "exact_parry"),
-            ("parry sim.", "sim_parry"), ("duels", "duels")])
+            ("parry sim.", "sim_parry"), ("duels", "duels")], csv="phase_odds")
          + f"<p class='reading'>In this run's games (every strategy choice and card): attacks hit "
            f"{100 * ph['phase_hits'] / tot:.1f}%, lock {100 * ph['phase_locks'] / tot:.1f}%, parried "
            f"{100 * ph['phase_parries'] / tot:.1f}% of {tot:,} phases.</p>"),
         ("Choices in a duel", html.table(R(choices), [("challenger's choice", "choice"), ("duels", "games"),
-                                                      ("challenger wins (95% CI)", "rate")])
+                                                      ("challenger wins (95% CI)", "rate")], csv="choices")
          + "<p class='reading'>" + (" ".join(notes) or "No choice dominates: every best interval overlaps the "
                                     "next one.") + "</p>"),
     ]
     figs = [("skill_difference", _curve_figure(curve), "duel win by skill difference", "Skill and duels",
-             html.table(R(curve), [("difference", "diff"), ("duels", "games"), ("challenger wins (95% CI)", "rate")]))]
+             html.table(R(curve), [("difference", "diff"), ("duels", "games"), ("challenger wins (95% CI)", "rate")],
+                        csv="skill_difference"))]
     summary = {
         "players": per_n.to_dicts(), "seat_by_players": pc["seat_by_players"].to_dicts(),
         "duelist_by_players": pc["duelist_by_players"].to_dicts(), "skill_difference": curve.to_dicts(),
         "phase_odds": phases.to_dicts(), "choices": choices.to_dicts(), "dominant_choices": notes,
         "phase_outcomes_in_games": ph,
     }
-    return {"figures": figs, "sections": sections, "findings": findings, "summary": summary}
+    # every table above also as tables/<name>.csv (reports/report.py adds the duelists' keys)
+    csvs = {"players": per_n, "seat_by_players": pc["seat_by_players"], "duelist_by_players": pc["duelist_by_players"],
+            "phase_odds": phases, "choices": choices, "skill_difference": curve}
+    return {"figures": figs, "sections": sections, "findings": findings, "summary": summary, "tables": csvs}

@@ -1,5 +1,6 @@
 """The report renders in a real browser: headless Chromium loads report.html with every figure
-decoded, and a screenshot is kept (out/report-screenshot.png)."""
+decoded and every table made sortable, and a screenshot is kept (out/report-screenshot.png). The tables'
+sorting and filtering are driven in tests/reports/test_report_tables.py."""
 import os
 import re
 import shutil
@@ -42,6 +43,8 @@ def test_report_renders_with_every_image(tmp_path):
     m = re.search(r'data-images-loaded="(\d+)/(\d+)"', dom.stdout)
     assert m, f"the page did not finish loading: {dom.stderr[-500:]}"
     assert int(m.group(1)) == int(m.group(2)) == n_imgs
+    # the table script ran beside the image hook and set up every table (sorting, filter, CSV link)
+    assert f'data-tables="{page.read_text().count("<table")}"' in dom.stdout
     assert "Findings" in dom.stdout and "Matchups" in dom.stdout
     shot = ROOT / "out" / "report-screenshot.png"
     shot.parent.mkdir(exist_ok=True)
