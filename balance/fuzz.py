@@ -336,7 +336,8 @@ def corrupt(text: str, rng: np.random.Generator) -> tuple[str, str]:
 
 def validate_one_line(folder: Path) -> tuple[int, str]:
     """Run ``balance validate FOLDER`` in this process: (exit code, what it printed to stderr).
-    An exception escaping the CLI (what would be a traceback) comes back as exit code -1."""
+    A bug inside the CLI is its internal error, exit code 3 (the fuzz counts it as a failure); an exception escaping
+    the CLI altogether comes back as exit code -1."""
     from balance.cli import main
 
     err = io.StringIO()

@@ -159,8 +159,9 @@ def check_game_options(game: registry.GameSpec, options: dict) -> None:
             continue
         takes = f"its options: {', '.join(allowed)}" if allowed else "it takes no game options"
         if key == "players":
-            raise BalanceError(f"--players: {game.name} has no player count (a two-player game); {takes}")
-        raise BalanceError(f"--set {key}: not an option of {game.name}; {takes}")
+            raise BalanceError(f"--players: unknown {game.name} option 'players' (its seats are fixed: no player "
+                               f"count); {takes}")
+        raise BalanceError(f"--set {key}: unknown {game.name} option {key!r}; {takes}")
 
 
 def auto_chunk_size(games: int, workers: int) -> int:
@@ -713,11 +714,12 @@ def _worker_chunk(run_dir: str, idx: int, start: int, count: int) -> tuple[int, 
 
 # ----------------------------------------------------------------------------- compiling the kernels
 COMPILE_NOTICE_AFTER = 1.5  # seconds: loading a game's kernels from the cache takes ~1-2 s, compiling them 10-120 s
-# The cold compile (empty cache: importing the strategies, which compiles them, and the first game) of each game,
-# measured on a 2-core Xeon host under load ~2 (2026-12-01): the notice's expected time. Each further strategy
-# compiles its own entry points once.
-COMPILE_SECONDS = {"colosseum": 20, "blade_rondo": 30, "blade_rondo_maria": 30, "blade_rondo_campaign": 30,
-                   "rose_duel": 60}
+# The cold compile (empty cache: importing the strategies, which compiles them, and the first game of the default
+# strategy), measured on a 2-core Xeon host at load 2-5 (2026-12-01): colosseum 10 s (greedy 20 s), blade_rondo
+# 14 s (planner 29 s), blade_rondo_maria 52 s, blade_rondo_campaign 60 s, rose_duel 113 s (~50 s idle, README
+# "Performance"): the notice's expected time, rounded. Each further strategy compiles its own entry points once.
+COMPILE_SECONDS = {"colosseum": 20, "blade_rondo": 30, "blade_rondo_maria": 50, "blade_rondo_campaign": 60,
+                   "rose_duel": 90}
 
 
 def compile_notice(game: str, strategies) -> str:

@@ -102,7 +102,8 @@ def test_corrupted_data_gives_one_line_errors(game):
 
 
 def test_bad_data_fuzz_would_see_a_traceback(monkeypatch, tmp_path):
-    """The check can fail: an exception escaping the CLI is reported, not taken for a one-line error."""
+    """The check can fail: an exception inside the CLI is an internal error (exit 3, one line naming it), not taken
+    for a one-line error of bad input (exit 2)."""
     from simulators.colosseum import game
 
     def boom(*a, **k):
@@ -110,7 +111,7 @@ def test_bad_data_fuzz_would_see_a_traceback(monkeypatch, tmp_path):
 
     monkeypatch.setattr(game, "load_data", boom)
     code, text = F.validate_one_line(game.DATA_DIR)
-    assert code == -1 and "KeyError" in text
+    assert code == 3 and "internal error" in text and "KeyError" in text
 
 
 def test_corruptions_are_seeded_and_varied():
