@@ -152,25 +152,37 @@ def cli(ctx, debug):
 
 @cli.command()
 @click.option("--plugin", multiple=True, metavar="MODULE", help="import MODULE to register strategies")
-def games(plugin):
+@click.option("--json", "json_out", default=None, type=click.Path(dir_okay=False), help="also write the result as JSON (- for standard output)")
+def games(plugin, json_out):
     """List games, their setups and strategies."""
+    from balance import outputs
+    from balance.runs import game_options
+
+    outputs.check_file(json_out, "--json")
+    say = _say(json_out)
     _plugins(plugin)
+    doc = []
     for name in registry.available_games():
         g = registry.get_game(name)
-        click.echo(f"{name} (v{g.version}): {g.title}: {g.description}")
-        click.echo("  setups:")
+        say(f"{name} (v{g.version}): {g.title}: {g.description}")
+        say("  setups:")
         for s, d in g.setups.items():
             mark = " (default)" if s == g.default_setup else ""
-            click.echo(f"    {s}{mark}: {d}")
-        from balance.runs import game_options
-
+            say(f"    {s}{mark}: {d}")
         opts = game_options(g)
-        click.echo(f"  options (--set KEY=VALUE): {', '.join(opts)}" if opts else "  options: none")
-        click.echo("  strategies:")
-        for s in registry.strategies_for(name).values():
+        say(f"  options (--set KEY=VALUE): {', '.join(opts)}" if opts else "  options: none")
+        say("  strategies:")
+        strategies = list(registry.strategies_for(name).values())
+        for s in strategies:
             knobs = ", ".join(f"{k}={v:g}" for k, v in zip(s.param_names, s.params))
-            click.echo(f"    {s.name}: {s.description}" + (f" [{knobs}]" if knobs else "")
-                       + ("" if s.source == "builtin" else f" (from {s.source})"))
+            say(f"    {s.name}: {s.description}" + (f" [{knobs}]" if knobs else "")
+                + ("" if s.source == "builtin" else f" (from {s.source})"))
+        doc.append({"game": name, "version": g.version, "title": g.title, "description": g.description,
+                    "setups": dict(g.setups), "default_setup": g.default_setup, "options": list(opts),
+                    "strategies": [{"name": s.name, "description": s.description, "source": s.source,
+                                    "params": dict(zip(s.param_names, map(float, s.params)))} for s in strategies]})
+    if json_out:
+        outputs.write_text(json_out, json.dumps({"games": doc}, indent=1, ensure_ascii=False), "--json")
 
 
 @cli.command()
@@ -195,10 +207,11 @@ def games(plugin):
 @click.option("--report", "with_report", is_flag=True,
               help="then build the run's report, as 'balance report RUN_DIR' (in this process: no second start)")
 @_findings_options
+@click.option("--json", "json_out", default=None, type=click.Path(dir_okay=False), help="also write the result as JSON (- for standard output)")
 @click.pass_context
 def simulate(ctx, game, n_games, seed, setup, strategy, param, matchup, data, override, plugin, game_set, players,
              workers, chunk_size, executor, scheduler, out, resume, overwrite, with_report, min_effect, alpha,
-             causal_deals):
+             causal_deals, json_out):
     """Simulate GAME in batch and write a run folder (manifest.json + records/chunk-*.parquet).
 
     Records depend only on the seed and settings, never on --workers, --chunk-size or --executor. A run
@@ -230,6 +243,7 @@ def simulate(ctx, game, n_games, seed, setup, strategy, param, matchup, data, ov
                      plugin, _options(game_set, players))
         out = out or f"runs/{game}-{time.strftime('%Y%m%d-%H%M%S')}"
     outputs.check_folder(out, "--out")  # before any work: a run never ends on a folder it cannot write
+    outputs.check_file(json_out, "--json")
     if with_report:
         outputs.check_folder(Path(out) / "report", "--out")
     run_dir = Path(out)
@@ -261,12 +275,20 @@ def simulate(ctx, game, n_games, seed, setup, strategy, param, matchup, data, ov
     cpu = man["timing"]["cpu_seconds"]
     comp = man["timing"].get("compile_load_seconds", 0.0)
     used = man["timing"].get("workers", workers)
-    click.echo(f"{man['games']:,} games in {wall:.2f} s wall ({man['games'] / max(wall, 1e-9):,.0f} games/s, "
-               f"{used} worker{'s' if used > 1 else ''}{', dask' if executor == 'dask' else ''}); {cpu:.2f} s in "
-               f"chunks; kernel compile/load {comp:.2f} s")
-    click.echo(f"run folder: {run_dir}")
+    say = _say(json_out)
+    say(f"{man['games']:,} games in {wall:.2f} s wall ({man['games'] / max(wall, 1e-9):,.0f} games/s, "
+        f"{used} worker{'s' if used > 1 else ''}{', dask' if executor == 'dask' else ''}); {cpu:.2f} s in "
+        f"chunks; kernel compile/load {comp:.2f} s")
+    say(f"run folder: {run_dir}")
+    doc = {"run": str(run_dir), "game": man["game"], "games": man["games"], "seed": man["seed"],
+           "strategies": man["spec"]["strategies"], "rotation": int(man.get("rotation", 1)),
+           "wall_seconds": round(wall, 3), "games_per_second": round(man["games"] / max(wall, 1e-9), 1),
+           "cpu_seconds": cpu, "compile_load_seconds": comp, "workers": used, "executor": executor}
     if with_report:
-        _report(run_dir, None, min_effect, alpha, causal_deals)
+        doc["report"] = _report(run_dir, None, min_effect, alpha, causal_deals,
+                                echo_err=outputs.is_stdout(json_out))
+    if json_out:
+        outputs.write_text(json_out, json.dumps(doc, indent=1, ensure_ascii=False), "--json")
 
 
 def _kept(run_dir: Path) -> str:
@@ -330,15 +352,28 @@ def _resume_spec(ctx, run_dir: Path, game: str):
 @click.argument("run_dir", type=click.Path())
 @click.option("--out", default=None, type=click.Path(file_okay=False), help="report folder (default RUN_DIR/report)")
 @_findings_options
-def report(run_dir, out, min_effect, alpha, causal_deals):
+@click.option("--json", "json_out", default=None, type=click.Path(dir_okay=False), help="also write the result as JSON (- for standard output)")
+def report(run_dir, out, min_effect, alpha, causal_deals, json_out):
     """Aggregate a run folder: report.html, summary.json, figures/*.png, tables/*.csv.
 
     The findings at the top are claims tested against each row's fair reference (Holm over every tested row,
-    a minimum effect, estimates shrunk against the winner's curse); cards are valued by restricted play."""
-    _report(run_dir, out, *_findings_settings(min_effect, alpha, causal_deals))
+    a minimum effect, estimates shrunk against the winner's curse); cards are valued by restricted play.
+    --json: the findings, every tested row's verdict, the notes and the page's path."""
+    from balance import outputs
+
+    outputs.check_file(json_out, "--json")
+    _report(run_dir, out, *_findings_settings(min_effect, alpha, causal_deals), json_out=json_out)
 
 
-def _report(run_dir, out, min_effect=None, alpha=None, causal_deals=None) -> None:
+def _report_json(s: dict, page: Path) -> dict:
+    """What a CI job reads of a report: the findings, every tested row with its verdict, the notes."""
+    return {"report": str(page), "run": s["run"], "findings": s["findings"], "assessment": s["assessment"],
+            "notes": s["notes"], "health": s["health"], "report_seconds": s["report_seconds"]}
+
+
+def _report(run_dir, out, min_effect=None, alpha=None, causal_deals=None, json_out=None, echo_err=False) -> dict:
+    """Build the report and say its findings; ``json_out``: also write :func:`_report_json` there;
+    ``echo_err``: say it on standard error (the caller writes JSON to standard output)."""
     from balance import causal, findings
     from balance.runs import read_manifest
     from reports.report import build
@@ -355,16 +390,20 @@ def _report(run_dir, out, min_effect=None, alpha=None, causal_deals=None) -> Non
     s = build(Path(run_dir), Path(out) if out else None, min_effect=min_effect, alpha=alpha, card_values=card_values)
     dest = Path(out) if out else Path(run_dir) / "report"
     a = s["assessment"]
-    click.echo(f"{len(s['findings'])} finding{'s' if len(s['findings']) != 1 else ''} among {a['tested']} tested rows "
-               f"({a['method']}, family-wise error {100 * a['alpha']:g}%, minimum effect {100 * a['min_effect']:g} "
-               f"points)")
+    say = (lambda line: click.echo(line, err=True)) if echo_err else _say(json_out)
+    say(f"{len(s['findings'])} finding{'s' if len(s['findings']) != 1 else ''} among {a['tested']} tested rows "
+        f"({a['method']}, family-wise error {100 * a['alpha']:g}%, minimum effect {100 * a['min_effect']:g} points)")
     for f in s["findings"][:8]:
-        click.echo(f"- {f['text']}")
+        say(f"- {f['text']}")
     if len(s["findings"]) > 8:
-        click.echo(f"- and {len(s['findings']) - 8} more (report.html, summary.json)")
+        say(f"- and {len(s['findings']) - 8} more (report.html, summary.json)")
     for n in s["notes"]:
-        click.echo(f"- note: {n}")
-    click.echo(f"report: {dest / 'report.html'} ({s['report_seconds']:.2f} s)")
+        say(f"- note: {n}")
+    say(f"report: {dest / 'report.html'} ({s['report_seconds']:.2f} s)")
+    doc = _report_json(s, dest / "report.html")
+    if json_out:
+        outputs.write_text(json_out, json.dumps(doc, indent=1, ensure_ascii=False), "--json")
+    return doc
 
 
 @cli.command()
@@ -445,8 +484,14 @@ def scenario(file):
 @cli.command()
 @click.argument("target", required=False)
 @click.option("--override", multiple=True, metavar="KEY=VALUE", help="check the data with these edits")
-def validate(target, override):
+@click.option("--json", "json_out", default=None, type=click.Path(dir_okay=False), help="also write the result as JSON (- for standard output)")
+def validate(target, override, json_out):
     """Check data files: a GAME's packaged data, or a data folder DIR (default: every game)."""
+    from balance import outputs
+
+    outputs.check_file(json_out, "--json")
+    say = _say(json_out)
+    checked = []
     targets = []
     if target is None:
         targets = [(g, None) for g in registry.available_games()]
@@ -468,7 +513,10 @@ def validate(target, override):
         n = sum(len(v) if isinstance(v, dict) and mod.SCHEMAS[k].entries else 1 for k, v in data.files.items())
         prov = sum(1 for k, v in data.files.items() if mod.SCHEMAS[k].entries
                    for e in v.values() if e.get("provisional"))
-        click.echo(f"{g}: {data.folder}: ok ({n} entries, {prov} provisional)")
+        say(f"{g}: {data.folder}: ok ({n} entries, {prov} provisional)")
+        checked.append({"game": g, "folder": str(data.folder), "ok": True, "entries": n, "provisional": prov})
+    if json_out:  # a bad file stops at its one error line (exit 2) before this
+        outputs.write_text(json_out, json.dumps({"checked": checked}, indent=1, ensure_ascii=False), "--json")
 
 
 @cli.command()
@@ -485,7 +533,8 @@ def validate(target, override):
                    "processes, e.g. 1,2; games/s and the ratio to the first")
 @click.option("--reference", is_flag=True,
               help="instead: the Numba / plain-Python reference engine speed ratio on one core (colosseum, rose_duel)")
-def bench(game, n_games, reps, strategy, plugin, game_set, reference, workers_list):
+@click.option("--json", "json_out", default=None, type=click.Path(dir_okay=False), help="also write the per-strategy result as JSON (- for standard output)")
+def bench(game, n_games, reps, strategy, plugin, game_set, reference, workers_list, json_out):
     """Games per CPU-second on one core for each strategy (mirror pairs), and compile/load time.
 
     Each strategy: ``--reps`` timed repetitions of the same chunk size, the best and the median shown. Timed with
@@ -494,15 +543,20 @@ def bench(game, n_games, reps, strategy, plugin, game_set, reference, workers_li
 
     With --workers 1,2: games per second of whole runs with 1 and 2 worker processes and their ratio
     (default strategy: random; default games: about 4 s of work per worker count)."""
+    from balance import outputs
     from balance.runs import Prepared, RunSpec
 
+    outputs.check_file(json_out, "--json")
+    if json_out and (workers_list is not None or reference):
+        raise BalanceError("--json writes the per-strategy measurement; not with --workers or --reference")
+    say = _say(json_out)
     _plugins(plugin)
     registry.get_game(game)
     names = list(strategy) or list(registry.strategies_for(game))
     import numba
 
     cpu = platform.processor() or platform.machine()
-    click.echo(f"machine: {cpu}, {os.cpu_count()} cores; Python {platform.python_version()}, numba {numba.__version__}")
+    say(f"machine: {cpu}, {os.cpu_count()} cores; Python {platform.python_version()}, numba {numba.__version__}")
     try:
         load = ", load average %.2f %.2f %.2f" % os.getloadavg()
     except OSError:
@@ -517,8 +571,9 @@ def bench(game, n_games, reps, strategy, plugin, game_set, reference, workers_li
     if reference:
         _bench_reference(game)
         return
-    click.echo(f"one core, best of {reps} repetitions{load}")
-    click.echo(f"{'pair':<22}{'compile/load s':>15}{'games/CPU-s':>14}{'median':>12}{'rounds/game':>13}")
+    say(f"one core, best of {reps} repetitions{load}")
+    say(f"{'pair':<22}{'compile/load s':>15}{'games/CPU-s':>14}{'median':>12}{'rounds/game':>13}")
+    results = []
     for name in names:
         prep = Prepared(RunSpec(game=game, games=1, strategies=[name, name],
                                 options=_options(game_set, None)).normalised())
@@ -541,8 +596,15 @@ def bench(game, n_games, reps, strategy, plugin, game_set, reference, workers_li
             recs = prep.chunk((r + 1) * n, n, reuse=True)
             rates.append(n / max(time.thread_time() - t, 1e-9))
         rates.sort()
-        click.echo(f"{name + ' vs ' + name:<22}{compile_s:>15.2f}{rates[-1]:>14,.0f}{rates[len(rates) // 2]:>12,.0f}"
-                   f"{recs['rounds'].mean():>13.2f}")
+        say(f"{name + ' vs ' + name:<22}{compile_s:>15.2f}{rates[-1]:>14,.0f}{rates[len(rates) // 2]:>12,.0f}"
+            f"{recs['rounds'].mean():>13.2f}")
+        results.append({"strategy": name, "compile_load_seconds": round(compile_s, 3), "games": n, "reps": reps,
+                        "games_per_cpu_s": round(rates[-1], 1), "median_games_per_cpu_s": round(rates[len(rates) // 2], 1),
+                        "rounds_per_game": float(recs["rounds"].mean())})
+    if json_out:
+        doc = {"game": game, "machine": cpu, "cores": os.cpu_count(), "python": platform.python_version(),
+               "numba": numba.__version__, "options": _options(game_set, None), "results": results}
+        outputs.write_text(json_out, json.dumps(doc, indent=1, ensure_ascii=False), "--json")
 
 
 def _worker_counts(text: str) -> list[int]:

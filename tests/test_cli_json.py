@@ -1,0 +1,50 @@
+"""``--json FILE`` on the commands that produce a result (games, simulate, report, validate, bench; drift,
+restrict, autobalance, compare and check are tested with their commands): a CI job reads JSON, never prose;
+``--json -`` puts the JSON alone on standard output (the prose goes to standard error)."""
+from __future__ import annotations
+
+import json
+
+from tests.test_cli import assert_one_line_error, cli
+
+
+def test_games_and_validate_json(capsys, tmp_path):
+    code, out, err = cli(capsys, "games", "--json", "-")
+    assert code == 0, err
+    doc = json.loads(out)  # stdout is the JSON alone
+    by = {g["game"]: g for g in doc["games"]}
+    assert {"colosseum", "blade_rondo", "rose_duel"} <= set(by)
+    assert "random" in {s["name"] for s in by["colosseum"]["strategies"]} and by["colosseum"]["default_setup"]
+    assert "colosseum (v" in err  # the listing went to standard error
+    code, out, err = cli(capsys, "validate", "colosseum", "--json", tmp_path / "v.json")
+    assert code == 0, err
+    v = json.loads((tmp_path / "v.json").read_text())
+    assert v["checked"][0]["game"] == "colosseum" and v["checked"][0]["ok"] and v["checked"][0]["entries"] > 0
+
+
+def test_simulate_with_report_json_to_stdout(capsys, tmp_path):
+    code, out, err = cli(capsys, "simulate", "colosseum", "--games", 6000, "--workers", 1, "--out", tmp_path / "r",
+                         "--report", "--causal-deals", 300, "--json", "-")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["games"] == 6000 and doc["run"].endswith("r") and doc["games_per_second"] > 0
+    rep = doc["report"]
+    assert rep["report"].endswith("report.html") and rep["assessment"]["method"] == "Holm"
+    assert all({"dimension", "keys", "estimate", "reference", "p_adjusted", "evidence"} <= set(f)
+               for f in rep["findings"])
+    code, out, err = cli(capsys, "report", tmp_path / "r", "--causal-deals", 0, "--json", tmp_path / "rep.json")
+    assert code == 0, err
+    assert json.loads((tmp_path / "rep.json").read_text())["assessment"]["tested"] > 0
+
+
+def test_bench_json_and_bad_paths(capsys, tmp_path):
+    code, out, err = cli(capsys, "bench", "colosseum", "--strategy", "random", "--reps", 1, "--games", 2000,
+                         "--json", tmp_path / "b.json")
+    assert code == 0, err
+    b = json.loads((tmp_path / "b.json").read_text())
+    assert b["results"][0]["strategy"] == "random" and b["results"][0]["games_per_cpu_s"] > 0
+    code, _, err = cli(capsys, "bench", "colosseum", "--workers", "1", "--json", tmp_path / "x.json")
+    assert_one_line_error(code, err, "--json")
+    for args in (("games",), ("validate", "colosseum"), ("simulate", "colosseum", "--games", 100)):
+        code, _, err = cli(capsys, *args, "--json", tmp_path)  # a folder where a file is wanted
+        assert_one_line_error(code, err, "--json")
