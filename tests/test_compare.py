@@ -64,8 +64,8 @@ def test_compare_cli_page_json_gate_and_errors(capsys, runs, tmp_path):
     assert_one_line_error(code, err, "one game")
     code, _, err = cli(capsys, "compare", runs["base"], tmp_path / "missing")
     assert_one_line_error(code, err, "missing")
-    code, _, err = cli(capsys, "compare", runs["base"], runs["again"], "--json", tmp_path / "no" / "x.json")
-    assert_one_line_error(code, err, "--json")
+    code, _, err = cli(capsys, "compare", runs["base"], runs["again"], "--json", tmp_path / "c.json" / "x.json")
+    assert_one_line_error(code, err, "--json")  # its folder would be a file
 
 
 def test_rules_parse():
