@@ -73,7 +73,9 @@ def register_game(spec: GameSpec) -> None:
 def register_strategy(game: str, name: str, fn: Callable, description: str, params=(),
                       param_names: tuple[str, ...] = (), source: str = "builtin") -> Strategy:
     """Register a jitted strategy for ``game`` under ``name`` (re-registering replaces it)."""
-    if not hasattr(fn, "py_func") or not hasattr(fn, "compile"):
+    from simulators.common.numba_compat import is_jit_function  # (here: the registry loads without numba)
+
+    if not is_jit_function(fn):
         raise BalanceError(f"strategy {name!r}: {fn!r} is not a numba @njit function")
     if len(param_names) not in (0, len(params)):
         raise BalanceError(f"strategy {name!r}: {len(param_names)} parameter names for {len(params)} parameters")

@@ -18,7 +18,6 @@ row.
 """
 from llvmlite import ir
 from numba import carray, njit, types
-from numba.core import cgutils
 from numba.extending import intrinsic
 from numba.types import boolean as b1
 from numba.types import float64 as f8
@@ -180,45 +179,15 @@ from simulators.blade_rondo.enums import (
     Z_UP,
 )
 from simulators.common.memory_nb import MACHINE_PTR as MP
+from simulators.common.numba_compat import compile_on_first_use as _on_demand
+from simulators.common.numba_compat import function_words as _fn_words
+from simulators.common.numba_compat import strategy_value as _fn_value
 from simulators.common.rng_nb import popcount_nb, rand_bit16_nb, rand_bit_nb
 from simulators.common.strategy import STRATEGY_T
 
 ST = STRATEGY_T
 F8A = f8[::1]
 I8A = i8[::1]
-
-
-def _on_demand(fn, sigs_for):
-    """``njit(cache=True)(fn)`` whose signatures are compiled when a call first needs them: ``sigs_for(arg_types)``
-    names them, for a kernel's call (at typing) and for a call from Python. Between calls compiling is disabled,
-    so arguments convert to the compiled signatures as with an eager signature list, and no literal argument
-    makes a specialisation of its own."""
-    disp = njit(cache=True)(fn)
-    disp._can_compile = False
-
-    def ensure(arg_types):
-        for sig in sigs_for(arg_types):
-            if tuple(sig.args) not in disp.overloads:
-                disp._can_compile = True
-                try:
-                    disp.compile(sig)
-                finally:
-                    disp._can_compile = False
-
-    typing_call = disp.get_call_template
-    search = disp._search_new_conversions
-
-    def get_call_template(args, kws):  # a kernel's call, at typing
-        ensure(args)
-        return typing_call(args, kws)
-
-    def search_new_conversions(*args, **kws):  # a call from Python with no compiled match
-        ensure([disp.typeof_pyval(a) for a in args])
-        return search(*args, **kws)
-
-    disp.get_call_template = get_call_template
-    disp._search_new_conversions = search_new_conversions
-    return disp
 
 
 def on_machine(sig, view_sig):
@@ -320,38 +289,6 @@ def emit_nb(m, seat, code, a, b, c):
 
 
 # ----------------------------------------------------------------------------- decisions
-@intrinsic
-def _fn_words(typingctx, fn):
-    """A strategy's function value as its three words (C address, Python object, jit address)."""
-    if not isinstance(fn, types.FunctionType):
-        return None
-    sig = types.UniTuple(types.int64, 3)(fn)
-
-    def codegen(ctx, builder, sig, args):
-        st = cgutils.create_struct_proxy(sig.args[0])(ctx, builder, value=args[0])
-        i64 = ctx.get_value_type(types.int64)
-        return ctx.make_tuple(builder, sig.return_type, [builder.ptrtoint(st.c_addr, i64),
-                                                         builder.ptrtoint(st.py_addr, i64),
-                                                         builder.ptrtoint(st.jit_addr, i64)])
-
-    return sig, codegen
-
-
-@intrinsic
-def _fn_value(typingctx, c_addr, py_addr, jit_addr):
-    """The function value (``STRATEGY_T``) made of the three words ``_fn_words`` gave."""
-    sig = ST(types.int64, types.int64, types.int64)
-
-    def codegen(ctx, builder, sig, args):
-        st = cgutils.create_struct_proxy(ST)(ctx, builder)
-        st.c_addr = builder.inttoptr(args[0], cgutils.voidptr_t)
-        st.py_addr = builder.inttoptr(args[1], cgutils.voidptr_t)
-        st.jit_addr = builder.inttoptr(args[2], cgutils.voidptr_t)
-        return st._getvalue()
-
-    return sig, codegen
-
-
 @intrinsic
 def _f8_pointer(typingctx, addr):
     """An integer address as a ``double*``."""

@@ -15,6 +15,10 @@ the kernel files of ``simulators/common``, ``simulators/G`` and ``strategies/G``
 other file of the repository (tests, plugins kept in the tree) all kernel files. An edit
 there recompiles the affected kernels once (~40 s for all of Colosseum) instead of ever
 loading stale code. Functions outside the repository keep numba's own rule.
+
+The hook into numba's cache locators lives in ``numba_compat`` (with every other use of numba's internals);
+importing this module also installs that module's cache guard: a cache entry that cannot be loaded or saved
+is told in one line and compiled without.
 """
 from __future__ import annotations
 
@@ -23,7 +27,7 @@ import hashlib
 import os
 from pathlib import Path
 
-from numba.core import caching
+from simulators.common import numba_compat
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -60,39 +64,16 @@ def _group(py_file: str) -> str | None:
     return "*"
 
 
-class _KernelStampMixin:
-    def get_source_stamp(self):
-        stamp = super().get_source_stamp()
-        group = _group(self._py_file)
-        if group is not None:
-            return stamp, kernel_fingerprint(group)
-        return stamp
-
-
-class UserProvidedKernelLocator(_KernelStampMixin, caching.UserProvidedCacheLocator):
-    """``NUMBA_CACHE_DIR`` caches, keyed on the kernel fingerprint too."""
-
-
-class InTreeKernelLocator(_KernelStampMixin, caching.InTreeCacheLocator):
-    """``__pycache__`` caches, keyed on the kernel fingerprint too."""
-
-
-class UserWideKernelLocator(_KernelStampMixin, caching.UserWideCacheLocator):
-    """User-wide caches (read-only trees), keyed on the kernel fingerprint too."""
-
-
-_REPLACE = {
-    caching.UserProvidedCacheLocator: UserProvidedKernelLocator,
-    caching.InTreeCacheLocator: InTreeKernelLocator,
-    caching.UserWideCacheLocator: UserWideKernelLocator,
-}
+def _stamp(py_file: str) -> str | None:
+    """The extra cache stamp of a function defined in ``py_file``: its group's fingerprint (``None`` outside the
+    repository: numba's own stamp only)."""
+    group = _group(py_file)
+    return None if group is None else kernel_fingerprint(group)
 
 
 def install() -> None:
-    """Put the fingerprinting locators in numba's list (idempotent)."""
-    impl = getattr(caching, "CacheImpl", None) or caching._CacheImpl
-    classes = impl._locator_classes
-    classes[:] = [_REPLACE.get(c, c) for c in classes]
+    """Key the cache of every function cached from now on also on ``_stamp`` (idempotent)."""
+    numba_compat.set_extra_stamp(_stamp)
 
 
 install()

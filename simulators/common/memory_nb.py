@@ -9,19 +9,9 @@ whole call (measured: Colosseum resolve_round ~210 -> ~135 ns a round).
 """
 import numpy as np
 from numba import carray, njit, types
-from numba.core import cgutils
-from numba.extending import intrinsic
 
-
-@intrinsic
-def _address_as_void_pointer(typingctx, src):
-    """An integer address as a ``void*`` (the pattern from numba's carray documentation)."""
-    sig = types.voidptr(src)
-
-    def codegen(cgctx, builder, sig, args):
-        return builder.inttoptr(args[0], cgutils.voidptr_t)
-
-    return sig, codegen
+from simulators.common.numba_compat import address_as_void_pointer as _address_as_void_pointer
+from simulators.common.numba_compat import as_int64_pointer, unmanaged
 
 
 @njit(cache=True)
@@ -32,41 +22,17 @@ def unmanaged_view_nb(a):
 
 MACHINE_PTR = types.CPointer(types.int64)
 
+as_machine_nb = as_int64_pointer
+"""The machine as a raw ``int64*``: from an int64 C array (its data pointer) or a pointer.
 
-@intrinsic
-def as_machine_nb(typingctx, src):
-    """The machine as a raw ``int64*``: from an int64 C array (its data pointer) or a pointer.
+Kernels index the pointer like the array (``m[i]``, ``m[i] = v``) but a pointer carries
+no reference count and no negative-index wrap-around, so passing it through calls costs
+one register. Valid while the owning array lives; only non-negative indices are meaningful.
+(An intrinsic on numba's array struct: ``numba_compat.as_int64_pointer``.)
+"""
 
-    Kernels index the pointer like the array (``m[i]``, ``m[i] = v``) but a pointer carries
-    no reference count and no negative-index wrap-around, so passing it through calls costs
-    one register. Valid while the owning array lives; only non-negative indices are meaningful.
-    """
-    if isinstance(src, types.CPointer) and src.dtype == types.int64:
-        def codegen(cgctx, builder, sig, args):
-            return args[0]
-
-        return MACHINE_PTR(src), codegen
-    if isinstance(src, types.Array) and src.dtype == types.int64 and src.ndim == 1:
-        def codegen(cgctx, builder, sig, args):
-            return cgctx.make_array(sig.args[0])(cgctx, builder, value=args[0]).data
-
-        return MACHINE_PTR(src), codegen
-    return None
-
-
-@intrinsic
-def unmanaged_nb(typingctx, src):
-    """The same array without its reference-counted owner (``meminfo`` NULL): passing it
-    through non-inlined calls (e.g. a strategy's ``params``) costs no atomic reference
-    counting. Valid while the original array lives."""
-    if not isinstance(src, types.Array):
-        return None
-
-    def codegen(cgctx, builder, sig, args):
-        ary = cgctx.make_array(sig.args[0])(cgctx, builder, value=args[0])
-        ary.meminfo = cgutils.get_null_value(ary.meminfo.type)
-        ary.parent = cgutils.get_null_value(ary.parent.type)
-        return ary._getvalue()
-
-    return src(src), codegen
-
+unmanaged_nb = unmanaged
+"""The same array without its reference-counted owner: passing it through non-inlined calls
+(e.g. a strategy's ``params``) costs no atomic reference counting. Valid while the original
+array lives. (An intrinsic on numba's array struct: ``numba_compat.unmanaged``.)
+"""

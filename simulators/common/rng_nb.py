@@ -142,9 +142,10 @@ def _fast_pdep() -> bool:
     compiled with it is never loaded on a host without it. A target named by ``NUMBA_CPU_NAME`` (a portable build,
     e.g. ``generic``) may lack BMI2, so it gets the portable search."""
     import llvmlite.binding as ll
-    from numba.core import config
 
-    if config.CPU_NAME not in (None, "host"):
+    from simulators.common.numba_compat import cpu_name_override
+
+    if cpu_name_override() not in (None, "host"):
         return False
     try:
         feats = ll.get_host_cpu_features()

@@ -23,72 +23,24 @@ with can be compared.
 The addresses are valid while the strategies' dispatchers and the params array live: each entry point
 installs them at its start from the arguments it was given (so the caller holds them for the call).
 """
-from llvmlite import ir
 from numba import njit, types
-from numba.core import cgutils
 from numba.extending import intrinsic
+from numba.types import int64 as i8
+from numba.types import void
 
-from simulators.common.memory_nb import MACHINE_PTR, as_machine_nb
+from simulators.common.memory_nb import as_machine_nb
+from simulators.common.numba_compat import call_strategy_at as _call_nb
+from simulators.common.numba_compat import jit_address as jit_address_nb
 from simulators.common.rng_nb import rand_bit16_nb
-from simulators.common.strategy import STRATEGY_SIG, STRATEGY_T
+from simulators.common.strategy import STRATEGY_T
 from simulators.rose_duel.enums import (
     C_AKIO_MODE, C_FN, C_HEUR, C_M_N, C_PAR, C_PAR_W, C_UNIFORM, FOCUS_MEMO_AT, FOCUS_MEMO_N, M_RNG, MAX_SEATS,
 )
 from simulators.rose_duel.heuristic_nb import akio_nb, heuristic_nb
 
-_I8_ARR = types.int64[::1]
-_F8_ARR = types.float64[::1]
-
-
-_STRATEGY_FT = types.FunctionType(STRATEGY_SIG)
+STRATS_T = types.UniTuple(STRATEGY_T, MAX_SEATS)  # the seats' strategies, as every entry point takes them
+PARAMS_T = types.float64[:, ::1]  # their params, a row a seat
 BUILTINS_T = types.UniTuple(STRATEGY_T, 3)  # (uniform, heuristic, akio): builtins()
-
-
-@intrinsic
-def jit_address_nb(typingctx, fn):
-    """The address of a strategy's Numba-ABI entry: ``fn`` a first-class function, or a dispatcher (an entry
-    point compiled lazily sees the strategies as such), compiled for ``STRATEGY_SIG`` (0 when it has no such
-    entry, e.g. a ``cfunc``)."""
-    if not isinstance(fn, (types.FunctionType, types.Dispatcher)):
-        return None
-
-    def codegen(context, builder, sig, args):
-        fty = sig.args[0]
-        val = args[0]
-        if isinstance(fty, types.Dispatcher):
-            val = context.cast(builder, val, fty, _STRATEGY_FT)
-            fty = _STRATEGY_FT
-        st = cgutils.create_struct_proxy(fty)(context, builder, value=val)
-        return builder.ptrtoint(st.jit_addr, ir.IntType(64))
-
-    return types.int64(fn), codegen
-
-
-@intrinsic
-def _call_nb(typingctx, addr, phase, mptr, m_n, seat, mask, par, par_n):
-    """Call the strategy at ``addr`` (a Numba-ABI ``STRATEGY_SIG`` function) with the machine ``mptr``
-    (``m_n`` words) as its ``int64[::1]`` and ``par_n`` float64 words at address ``par`` as its params."""
-    sig = types.int64(types.int64, types.int64, MACHINE_PTR, types.int64, types.int64, types.int64, types.int64,
-                      types.int64)
-
-    def codegen(context, builder, sig, args):
-        addr, phase, mptr, m_n, seat, mask, par, par_n = args
-        m_arr = context.make_array(_I8_ARR)(context, builder)
-        context.populate_array(m_arr, data=mptr, shape=[m_n], strides=[context.get_constant(types.intp, 8)],
-                               itemsize=context.get_constant(types.intp, 8), meminfo=None)
-        p_arr = context.make_array(_F8_ARR)(context, builder)
-        pptr = builder.inttoptr(par, context.get_value_type(types.CPointer(types.float64)))
-        context.populate_array(p_arr, data=pptr, shape=[par_n], strides=[context.get_constant(types.intp, 8)],
-                               itemsize=context.get_constant(types.intp, 8), meminfo=None)
-        fnty = context.call_conv.get_function_type(STRATEGY_SIG.return_type, STRATEGY_SIG.args)
-        fptr = builder.inttoptr(addr, fnty.as_pointer())
-        status, res = context.call_conv.call_function(builder, fptr, STRATEGY_SIG.return_type, STRATEGY_SIG.args,
-                                                      [phase, m_arr._getvalue(), seat, mask, p_arr._getvalue()])
-        with cgutils.if_unlikely(builder, status.is_error):
-            context.call_conv.return_status_propagate(builder, status)
-        return res
-
-    return sig, codegen
 
 
 @intrinsic
@@ -127,21 +79,14 @@ def uniform_strategy_nb(phase, m, seat, mask, params):
     return uniform_choice_nb(as_machine_nb(m), mask)
 
 
-@njit(cache=True)
-def install_nb(machine, strats, params, builtin):
-    """Write the strategies' addresses, the params rows' addresses, the seats playing a built-in strategy
-    (``builtin`` = ``builtins()``, passed by the caller so that their addresses are the ones the strategies
-    arrive with) and the machine's length into the machine's call block. ``params``: the (6, P) C-contiguous
-    float64 params of the seats. Clears the heuristics' focus memo (FOCUS_MEMO_AT): it holds answers for the
-    params of the last install."""
+@njit(void(i8[::1], STRATS_T, PARAMS_T, i8, i8, i8), cache=True)
+def install_at_nb(machine, strats, params, uniform, heur, akio):
+    """``install_nb`` with the built-ins' entry addresses given (``jit_address_nb``; 0: none is recognised)."""
     n = machine.size
     machine[C_M_N] = n
     w = params.shape[1]
     machine[C_PAR_W] = w
     base = params.ctypes.data
-    uniform = jit_address_nb(builtin[0])  # (a global's address here would be a linked copy's, never equal)
-    heur = jit_address_nb(builtin[1])
-    akio = jit_address_nb(builtin[2])
     seats = 0
     hseats = 0
     aseats = 0
@@ -162,6 +107,20 @@ def install_nb(machine, strats, params, builtin):
     machine[C_AKIO_MODE] = aseats
     for i in range(FOCUS_MEMO_N):
         machine[FOCUS_MEMO_AT + i] = -1
+
+
+@njit(void(i8[::1], STRATS_T, PARAMS_T, BUILTINS_T), cache=True)
+def install_nb(machine, strats, params, builtin):
+    """Write the strategies' addresses, the params rows' addresses, the seats playing a built-in strategy
+    (``builtin`` = ``builtins()``, passed by the caller so that their addresses are the ones the strategies
+    arrive with: a global's address here would be a linked copy's, never equal) and the machine's length into
+    the machine's call block. ``params``: the (6, P) C-contiguous float64 params of the seats. Clears the
+    heuristics' focus memo (FOCUS_MEMO_AT): it holds answers for the params of the last install.
+
+    Typed (first-class functions, never ``@njit`` dispatchers): a signature holding dispatchers would key its
+    cache entry on one process's function objects (``numba_compat.holds_function_objects``)."""
+    install_at_nb(machine, strats, params, jit_address_nb(builtin[0]), jit_address_nb(builtin[1]),
+                  jit_address_nb(builtin[2]))
 
 
 def builtins():

@@ -22,17 +22,17 @@ from numba.types import void
 from numba.types import int64 as i8
 
 from simulators.common.memory_nb import MACHINE_PTR, as_machine_nb
+from simulators.common.numba_compat import first_use
 from simulators.common.rng_nb import (
     below_nb, cmov_nb, popcount_nb, rand_below_nb, rand_bit16_inline_nb, rand_bit16_nb, seed_nb, select_bit16_nb,
     set_stream_nb, trailing_zeros_nb, unit_float_nb, xoshiro_step_if_nb, xoshiro_step_nb,
 )
-from simulators.common.strategy import STRATEGY_T
 from simulators.rose_duel.call_nb import (
-    BUILTINS_T, call_strategy_nb, install_nb, params_row_nb, uniform_choice_nb, uniform_strategy_nb,
+    BUILTINS_T, PARAMS_T, STRATS_T, call_strategy_nb, install_at_nb, install_nb, params_row_nb, uniform_choice_nb,
 )
 from simulators.rose_duel.heuristic_nb import (
-    PICK_DRAW, akio_focus_nb, akio_nb, drawn_nb, heuristic_action_pick_nb, heuristic_challenge_nb, heuristic_draw_nb,
-    heuristic_duel_card_pick_nb, heuristic_location_nb, heuristic_nb, heuristic_pick_nb, heuristic_side_nb,
+    PICK_DRAW, akio_focus_nb, drawn_nb, heuristic_action_pick_nb, heuristic_challenge_nb, heuristic_draw_nb,
+    heuristic_duel_card_pick_nb, heuristic_location_nb, heuristic_pick_nb, heuristic_side_nb,
     heuristic_react_nb, heuristic_spectate_nb, heuristic_target_pick_nb, location_from_nb, spectate_from_nb,
     split_total_nb,
 )
@@ -84,8 +84,6 @@ RECORDS_T = types.Array(from_dtype(record_dt), 1, "C")
 N_SHARED = 18  # shared record columns before the per-seat ones (record_dt order)
 N_FIRST = len(FIRST_COLUMNS)  # packed first-use columns after the per-seat ones
 N_COLUMNS = len(record_dt.names)
-STRATS_T = types.UniTuple(STRATEGY_T, MAX_SEATS)
-PARAMS_T = types.float64[:, ::1]
 CHUNK_SIG = types.void(
     types.int64[::1], types.int64, types.int64, types.uint64[::1], types.int64, types.int64[::1],
     STRATS_T, PARAMS_T, types.int64[::1], RECORDS_T, BUILTINS_T,
@@ -1853,11 +1851,21 @@ def setup_game_nb(machine, n_players, fixed):
     setup_nb(as_machine_nb(machine), n_players, fixed)
 
 
-@njit(cache=True)
+# The entry points that take the strategies are typed (compiled on first use, for these signatures only): the
+# strategies arrive as first-class functions (STRATS_T), as in CHUNK_SIG. Typed from their arguments instead,
+# they saw a tuple of @njit dispatchers, and numba keyed their cache on those function objects: an entry no
+# other process could find, added by each process, and an index that crashed the next process writing it back
+# ("ReferenceError: underlying object has vanished"; issue 23).
+TURN_STEP_SIG = void(i8[::1], STRATS_T, PARAMS_T)
+DUEL_BATCH_SIG = void(i8[::1], types.uint64[::1], i8, i8, i8, i8[:, ::1], STRATS_T, PARAMS_T, i8[:, ::1],
+                      BUILTINS_T)
+
+
+@first_use(TURN_STEP_SIG)
 def turn_step_nb(machine, strats, params):
     """One turn of the current player, then the turn counter and the next player (scenarios; at the turn cap the
-    game ends as a timeout instead)."""
-    install_nb(machine, strats, params, (uniform_strategy_nb, heuristic_nb, akio_nb))  # (globals: never recognised)
+    game ends as a timeout instead). No seat is decided inline as a built-in (every strategy is called)."""
+    install_at_nb(machine, strats, params, 0, 0, 0)
     m = as_machine_nb(machine)
     m[S_STATUS_DUE] = (1 << N_SLOTS) - 1  # (a scenario may set Stamina, Focus or modifiers from Python)
     for p in range(N_SLOTS):  # (... and hands)
@@ -1865,7 +1873,7 @@ def turn_step_nb(machine, strats, params):
     play_turns_nb(m, 1)
 
 
-@njit(cache=True)
+@first_use(DUEL_BATCH_SIG)
 def duel_batch_nb(machine, key, n, d0, d1, mods, strats, params, out, builtin):
     """``n`` duels of duelist ``d0`` (challenger, seat 0) against ``d1`` (Victor, seat 1) from fresh
     cards; ``mods[side, stat]`` lasting modifiers; the duel block's fixed focus/location (set by the

@@ -19,9 +19,7 @@ after each pair of moves) into the strategy scratch of the machine
 ``scripts/check_colosseum_payoff.py`` checks that both paths pick the same cards.
 """
 import numpy as np
-from llvmlite import ir
 from numba import njit
-from numba.core import cgutils
 from numba.extending import intrinsic
 
 from simulators.colosseum.effects_nb import (
@@ -36,6 +34,7 @@ from simulators.colosseum.rules_nb import (
     combine_moves_nb, move_dest_nb, od_ready_mask_di_nb, od_ready_mask_nb,
 )
 from simulators.common.memory_nb import MACHINE_PTR, as_machine_nb
+from simulators.common.numba_compat import alloca_int64
 from simulators.common.rng_nb import popcount_nb, rand_below_nb, rand_bit_nb, rand_float_nb
 
 N_SLOTS = 9
@@ -347,7 +346,7 @@ def _stack_buffer_nb(typingctx):
     arrays. Unlike the machine's scratch it cannot alias the machine, so the compiler keeps the
     machine's values in registers across the stores into it."""
     def codegen(cgctx, builder, sig, args):
-        return cgutils.alloca_once(builder, ir.IntType(64), size=_SB_N, name="decision_scratch")
+        return alloca_int64(builder, _SB_N, "decision_scratch")
 
     return MACHINE_PTR(), codegen
 
