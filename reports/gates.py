@@ -162,9 +162,9 @@ def check(run_dir, rules: list[str], alpha: float = 0.05) -> GateResult:
         for key, label, n, rate, se in hit:
             c = Checked(rule.text, rule.dim, key, label, n, rate, se, rule.lo, rule.hi)
             if rule.lo is not None and rate < rule.lo:
-                c.outside, edge, z = True, rule.lo, (rule.lo - rate) / se if se > 0 else np.inf
+                c.outside, z = True, (rule.lo - rate) / se if se > 0 else np.inf
             elif rule.hi is not None and rate > rule.hi:
-                c.outside, edge, z = True, rule.hi, (rate - rule.hi) / se if se > 0 else np.inf
+                c.outside, z = True, (rate - rule.hi) / se if se > 0 else np.inf
             else:
                 z = -np.inf
             c.p = float(stats.norm_sf(z)) if c.outside else 1.0

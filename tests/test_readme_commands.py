@@ -13,14 +13,11 @@ must not print a traceback.
 from __future__ import annotations
 
 import os
-import re
 import shlex
 import shutil
 import subprocess
 import time
 from pathlib import Path
-
-import pytest
 
 from tests.conftest import BALANCE_EXE, ROOT
 
