@@ -731,7 +731,7 @@ def fuzz(game, n_games, seed, per_variant, bad_data):
     finally:
         close()
     if bad_data:
-        res.bad_data, failures = F.fuzz_bad_data(game, bad_data, seed)
+        res.bad_data, failures = F.fuzz_bad_data(game, bad_data, seed, validate_one_line)
         res.failures += [f"bad data: {f}" for f in failures]
     for line in F.format_result(res):
         click.echo(line)
@@ -775,12 +775,9 @@ def _warm(spec) -> None:
 
 
 def _say(json_out):
-    """The echo of a command with ``--json``: standard output, or standard error when the JSON goes to standard
-    output (``--json -``), so that stdout is the JSON alone."""
-    from balance.outputs import is_stdout
+    from balance.outputs import say
 
-    err = is_stdout(json_out)
-    return lambda line: click.echo(line, err=err)
+    return say(json_out)
 
 
 def _workers(workers):
@@ -1089,7 +1086,30 @@ def autobalance(game, target, max_edits, patterns, n_games, screen_games, beam, 
         outputs.write_text(json_out, json.dumps(A.result_json(res), indent=1, ensure_ascii=False), "--json")
 
 
-from balance import cli_ci  # noqa: E402,F401  (registers compare and check on the group above)
+from balance.cli_ci import check, compare  # noqa: E402  (comparing runs and CI gates: their own module)
+
+cli.add_command(compare)
+cli.add_command(check)
+
+
+def validate_one_line(folder: Path) -> tuple[int, str]:
+    """Run ``balance validate FOLDER`` in this process: (exit code, what it printed to stderr), for the bad-data
+    fuzz (``balance.fuzz.fuzz_bad_data``). A bug inside the CLI is its internal error, exit code 3 (the fuzz
+    counts it as a failure); an exception escaping the CLI altogether comes back as exit code -1."""
+    import contextlib
+    import io
+    import traceback
+
+    err = io.StringIO()
+    code = 0
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        try:
+            main(["validate", str(folder)])
+        except SystemExit as e:
+            code = int(e.code or 0)
+        except Exception:  # noqa: BLE001 - exactly what the fuzz looks for
+            return -1, traceback.format_exc()
+    return code, err.getvalue()
 
 
 def main(argv=None):

@@ -1,5 +1,6 @@
-"""The CLI's commands for comparing runs and gating them in CI (``balance compare``, ``balance check``),
-registered on :data:`balance.cli.cli`; kept apart from the run and report commands."""
+"""The CLI's commands for comparing runs and gating them in CI (``balance compare``, ``balance check``), kept
+apart from the run and report commands; :mod:`balance.cli` adds them to its group (this module does not import
+it back)."""
 from __future__ import annotations
 
 import json
@@ -7,10 +8,10 @@ from pathlib import Path
 
 import click
 
-from balance.cli import _say, cli
+from balance.outputs import say as _say
 
 
-@cli.command()
+@click.command()
 @click.argument("run_a", type=click.Path())
 @click.argument("run_b", type=click.Path())
 @click.option("--min-effect", default=1.0, show_default=True, type=float, metavar="POINTS",
@@ -43,7 +44,7 @@ def compare(run_a, run_b, min_effect, alpha, out, json_out, show_all, gate):
     raise SystemExit(1 if gate and c.findings else 0)
 
 
-@cli.command()
+@click.command()
 @click.argument("run_dir", type=click.Path())
 @click.option("--rule", "rules", multiple=True, metavar="DIM[:KEY]=LO..HI",
               help="a band in percent a row must stay in, e.g. character=45..55, seat:1=..53, timeout=..1 "

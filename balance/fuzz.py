@@ -24,8 +24,6 @@ Everything is seeded: the same ``--seed`` draws the same variants, games and cor
 """
 from __future__ import annotations
 
-import contextlib
-import io
 import shutil
 import tempfile
 import time
@@ -334,26 +332,10 @@ def corrupt(text: str, rng: np.random.Generator) -> tuple[str, str]:
     return kind, "\n".join(lines)
 
 
-def validate_one_line(folder: Path) -> tuple[int, str]:
-    """Run ``balance validate FOLDER`` in this process: (exit code, what it printed to stderr).
-    A bug inside the CLI is its internal error, exit code 3 (the fuzz counts it as a failure); an exception escaping
-    the CLI altogether comes back as exit code -1."""
-    from balance.cli import main
-
-    err = io.StringIO()
-    code = 0
-    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
-        try:
-            main(["validate", str(folder)])
-        except SystemExit as e:
-            code = int(e.code or 0)
-        except Exception:  # noqa: BLE001 - exactly what the fuzz looks for
-            return -1, traceback.format_exc()
-    return code, err.getvalue()
-
-
-def fuzz_bad_data(game: str, n: int, seed: int = 1) -> tuple[dict, list[str]]:
-    """Validate ``n`` corrupted copies of the game's data folder; returns (counts, failure lines)."""
+def fuzz_bad_data(game: str, n: int, seed: int, validate) -> tuple[dict, list[str]]:
+    """Validate ``n`` corrupted copies of the game's data folder with ``validate(folder) -> (exit code,
+    stderr)`` (the CLI's ``balance.cli.validate_one_line``: the fuzz checks the command a user runs, and is
+    called by it, so it takes it rather than importing it); returns (counts, failure lines)."""
     mod = registry.get_game(game).module
     src = Path(mod.DATA_DIR)
     files = sorted(p.name for p in src.glob("*.toml") if p.stem in mod.SCHEMAS)
@@ -368,7 +350,7 @@ def fuzz_bad_data(game: str, n: int, seed: int = 1) -> tuple[dict, list[str]]:
             original = (src / name).read_text(encoding="utf-8")
             kind, text = corrupt(original, rng)
             (folder / name).write_bytes(text.encode("utf-8", "surrogateescape"))
-            code, err = validate_one_line(folder)
+            code, err = validate(folder)
             counts["tried"] += 1
             lines = [ln for ln in err.splitlines() if ln.strip()]
             if code == 0:

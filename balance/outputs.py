@@ -115,3 +115,12 @@ def _save_elsewhere(name: str, text: str) -> str | None:
         return where
     except OSError:
         return None
+
+
+def say(json_out):
+    """The echo of a command with ``--json``: standard output, or standard error when the JSON goes to standard
+    output (``--json -``), so that stdout is the JSON alone."""
+    import click
+
+    err = is_stdout(json_out)
+    return lambda line: click.echo(line, err=err)

@@ -1,4 +1,4 @@
-"""Blade Rondo solo modes' report parts, called by ``reports/report.py`` through the games' ``report_hook``
+"""Blade Rondo solo modes' report parts, called by ``reports/report.py`` through ``report.game_parts``
 (``simulators/blade_rondo/maria.py``, ``campaign.py``).
 
 Maria: the player's win rate per strategy (a run's two strategy slots alternate by game), per card in the

@@ -70,6 +70,25 @@ def _p(p: float) -> str:
     return "< 1e-300" if p < 1e-300 else f"{p:.2g}"
 
 
+def game_parts(game: str):
+    """A game's own report parts ``(run_dir, tables, frames, spec) -> dict`` (figures, sections, findings,
+    summary, tables), or None. The reports know the games, not the other way round: a game module never
+    imports the reports (one direction of layers: core <- games <- reports <- CLI)."""
+    if game == "rose_duel":
+        from reports.rose_duel import report_sections
+
+        return report_sections
+    if game == "blade_rondo_maria":
+        from reports.blade_rondo_solo import maria_report
+
+        return maria_report
+    if game == "blade_rondo_campaign":
+        from reports.blade_rondo_solo import campaign_report
+
+        return campaign_report
+    return None
+
+
 def _by_dimension(rows: list) -> str:
     """Rows' labels grouped by dimension ('characters: A, B; matchups: 12 rows')."""
     by: dict[str, list[str]] = {}
@@ -414,7 +433,8 @@ def build(run_dir: Path, out_dir: Path | None = None, log=print, min_effect: flo
     add("game_length", figures.length_histogram(
         t["length"], cap, f"Most games should end well before the {unit[:-1]} cap; a spike at the cap means stalls.",
         unit=unit), "game length", "Game length")
-    if "solo_clear" in t and not hasattr(mod, "report_hook"):  # a solo game without sections of its own
+    part_fn = game_parts(man["game"])
+    if "solo_clear" in t and part_fn is None:  # a solo game without sections of its own
         sections.append(("Solo: clear rate", html.table(R(t["solo_clear"]), [
             ("strategy", "name"), ("games", "games"), ("cleared", "wins"), ("clear rate (95% CI)", "rate")],
             csv="solo_clear")))
@@ -423,8 +443,8 @@ def build(run_dir: Path, out_dir: Path | None = None, log=print, min_effect: flo
                 ("battle", "battle"), ("reached", "games"), ("stopped there", "defeats"),
                 ("defeat rate (95% CI)", "rate")], csv="solo_battles")))
     game_part = {}
-    if hasattr(mod, "report_hook"):  # a game's own sections, findings and summary (e.g. reports/rose_duel.py)
-        game_part = mod.report_hook(run_dir, tables, t, spec) or {}
+    if part_fn is not None:  # a game's own sections, findings and summary (e.g. reports/rose_duel.py)
+        game_part = part_fn(run_dir, tables, t, spec) or {}
         for name, df in game_part.get("tables", {}).items():  # the CSVs its sections' tables name
             csv(name, df)
         for name, fig, alt, head, table in game_part.get("figures", []):
@@ -439,7 +459,7 @@ def build(run_dir: Path, out_dir: Path | None = None, log=print, min_effect: flo
         line = metagame.headline(metas[k], what) if metas.get(k) is not None else None
         if line:
             extra_notes.append(line)
-    if solo and not hasattr(mod, "report_hook"):
+    if solo and part_fn is None:
         extra_notes = solo_findings(t) + extra_notes
     h = t["health"].row(0, named=True)
     diffs = assessment.differences

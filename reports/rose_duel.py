@@ -1,4 +1,4 @@
-"""The rose duel's own report parts, called by ``reports/report.py`` through ``game.report_hook``.
+"""The rose duel's own report parts, called by ``reports/report.py`` through ``game_parts``.
 
 From the run's records: win rate per duelist, per seat and per player count, Revolution rate, game
 length and timeout rate per player count, and the phase outcomes the games produced. From duels

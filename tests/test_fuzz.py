@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from balance import fuzz as F
+from balance.cli import validate_one_line
 from balance.errors import BalanceError
 
 BALANCE = Path(sys.executable).parent / "balance"
@@ -96,7 +97,7 @@ def test_checked_builds_catch_broken_states():
 
 @pytest.mark.parametrize("game", ["colosseum", "rose_duel", "blade_rondo"])
 def test_corrupted_data_gives_one_line_errors(game):
-    counts, failures = F.fuzz_bad_data(game, 80, seed=4)
+    counts, failures = F.fuzz_bad_data(game, 80, 4, validate_one_line)
     assert failures == []
     assert counts["tried"] == 80 and counts["refused"] >= 50 and counts["failed"] == 0
 
@@ -110,7 +111,7 @@ def test_bad_data_fuzz_would_see_a_traceback(monkeypatch, tmp_path):
         raise KeyError("planted")
 
     monkeypatch.setattr(game, "load_data", boom)
-    code, text = F.validate_one_line(game.DATA_DIR)
+    code, text = validate_one_line(game.DATA_DIR)
     assert code == 3 and "internal error" in text and "KeyError" in text
 
 

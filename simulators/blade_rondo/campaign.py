@@ -16,7 +16,7 @@ the Sanctuary have their solo texts. A loss ends the campaign. The Idea cards ar
 Why a game of its own rather than a setup of ``blade_rondo``: a record is a whole campaign (five battles'
 Ideas, turns and life, the kept and final hands, rewards, Afterglows, amulets), not one duel; the run's
 two strategy slots are two player strategies on alternate campaigns; the report has its own parts
-(``report_hook``); ``balance bench`` measures a registered game. The ``rounds`` column is the number of
+(``reports.report.game_parts``); ``balance bench`` measures a registered game. The ``rounds`` column is the number of
 turns of the battle that ended the campaign (the turn cap applies per battle); ``turns_total`` sums them.
 
 Setups: ``campaign`` (default: random Ideas), ``campaign_fixed`` (``--set ideas=KEY,KEY,KEY,KEY,KEY``).
@@ -79,8 +79,3 @@ def run_scenario(path):
 
     return run(path)
 
-
-def report_hook(run_dir, tables, frames, spec):
-    from reports.blade_rondo_solo import campaign_report
-
-    return campaign_report(run_dir, tables, frames, spec)

@@ -14,7 +14,7 @@ Mocking Picaresque and Silent Crystal have their solo texts. Maria's deck is not
 Why a game of its own rather than a setup of ``blade_rondo``: the records differ (one player's hand and
 usage, Maria's cards drawn, performed and skipped; no second hand, no first-player coin), the scripted
 opponent replaces the second strategy (the run's two strategy slots are two *player* strategies played on
-alternate games, so one run compares them), the report has its own parts (``report_hook``), and
+alternate games, so one run compares them), the report has its own parts (``reports.report.game_parts``), and
 ``balance bench`` measures a registered game (it has no --setup).
 
 Setups: ``maria`` (default: deal 15 of the 40 Night Theater swords, the strategy keeps 7),
@@ -79,8 +79,3 @@ def run_scenario(path):
 
     return run(path)
 
-
-def report_hook(run_dir, tables, frames, spec):
-    from reports.blade_rondo_solo import maria_report
-
-    return maria_report(run_dir, tables, frames, spec)

@@ -510,13 +510,6 @@ def first_use_turns(records: np.ndarray) -> np.ndarray:
     return out
 
 
-def report_hook(run_dir, tables, frames, spec):
-    """Rose-duel sections of the report (``reports/rose_duel.py``)."""
-    from reports.rose_duel import report_sections
-
-    return report_sections(run_dir, tables, frames, spec)
-
-
 def restrict_items(tables: Tables) -> dict[str, list[tuple[int, str, str]]]:
     """What restricted play (``balance restrict``) may forbid a seat: action and duelling cards (kinds)."""
     return {"card": [(i, k, n) for i, (k, n) in enumerate(zip(tables.card_keys, tables.card_names))]}
@@ -705,9 +698,11 @@ def run_scenario(path: Path) -> list[dict]:
     ``"thrust"/"parry"/"initiative"`` for focus_loss, a goal key, ``"challenger"/"victor"`` for side,
     ``"yes"/"no"``, ``"pass"``). A missing or illegal choice stops with an error naming the turn.
     """
+    import sys
+
     from simulators.rose_duel.scenario import run
 
-    return run(Path(path))
+    return run(Path(path), sys.modules[__name__])
 
 
 def to_json_lines(rows: list[dict]) -> str:

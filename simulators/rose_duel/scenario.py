@@ -117,11 +117,14 @@ _WHY = {2: "the script has no choice left for", 3: "the script's next choice doe
         4: "the scripted pick is not legal for"}
 
 
-def run(path: Path) -> list[dict]:
+def run(path: Path, game) -> list[dict]:
+    """Play the script at ``path`` through the kernels; ``game`` is :mod:`simulators.rose_duel.game` (passed
+    by its ``run_scenario``, so this module does not import it back)."""
     from balance import registry
-    from simulators.rose_duel.game import (build_tables, describe_events, fixed_picks, load_data, new_machine,
-                                           snapshot)
     from simulators.rose_duel.rules_nb import setup_game_nb, turn_step_nb
+
+    build_tables, describe_events, fixed_picks = game.build_tables, game.describe_events, game.fixed_picks
+    load_data, new_machine, snapshot = game.load_data, game.new_machine, game.snapshot
 
     doc = _load(path)
     data_dir = doc.get("data")

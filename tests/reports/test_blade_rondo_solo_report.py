@@ -1,4 +1,4 @@
-"""Blade Rondo solo report parts (``reports/blade_rondo_solo.py`` through the games' ``report_hook``): a small
+"""Blade Rondo solo report parts (``reports/blade_rondo_solo.py`` through ``report.game_parts``): a small
 run of each solo game goes through ``balance report``'s builder, and every table is recounted from the run's
 records (games, wins, per-bit counts), intervals bracket their rates, and rows against the provisional
 opponents are marked provisional."""
