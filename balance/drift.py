@@ -23,7 +23,7 @@ clusters, ``games = deals * L`` per seat order.
   (conservative). ``--seed S`` plays other deals than the baseline's: the data change is then paired on
   those deals, and unchanged data is compared with the stored numbers (a null check of the baseline).
 
-The rule (the same words as ``balance drift --help``, the README and the output's header line):
+The rule (the same words as ``balance drift --help``, docs/drift.md and the output's header line):
 **a row fails when Holm's procedure rejects "no shift" (family-wise error 5% over every tested row) AND
 its estimated shift is at least ``--ignore-below`` (default half the tolerance, 0.5 points); the
 ``--tolerance`` (1 point) is the shift the gate is built to catch with at least 80% power, and a smaller
@@ -46,7 +46,7 @@ with ``--accept-change DIM:KEY`` (repeatable; glob patterns) or, for added rows,
 Each row's detectable shift (80% power at Holm's first step) is reported, and rows whose detectable
 shift exceeds the tolerance are marked. ``DEFAULT_DEALS`` sizes every game's budget so that the headline
 rows (seat, turn order, character) have at most 5% false alarms and at least 80% power at 1 point,
-measured by ``tests/test_drift_soundness.py`` (README, "Drift gate").
+measured by ``tests/test_drift_soundness.py`` (docs/drift.md).
 
 Exit codes (``balance.cli``): 0 nothing failed, 1 drift (a table of the failed rows), 2 bad input.
 """
@@ -84,7 +84,7 @@ POWER = 0.8
 MIN_ROW_GAMES = 1000  # seat-games per run below which a row is not tested (normal approximation)
 MIN_EVENTS = 20  # wins and non-wins (both runs pooled) below which a row is not tested
 # deals per committed baseline: the headline rows detect a 1-point shift with >= 80% power even between
-# independent runs, and the three gates together run in about a minute on two cores (README: drift gate)
+# independent runs, and the three gates together run in about a minute on two cores (docs/drift.md)
 DEFAULT_DEALS = {"colosseum": 2_000_000, "blade_rondo": 200_000, "rose_duel": 150_000}
 FALLBACK_DEALS = 200_000
 

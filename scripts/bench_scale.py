@@ -1,4 +1,4 @@
-"""Figures behind the README's "Running on many machines" (issue 8): what one core simulates, what the
+"""Figures behind docs/running.md (issue 8): what one core simulates, what the
 client that writes a Dask run's chunks can absorb, and what Dask costs per chunk.
 
 Prints, for Colosseum (``--strategy``, default random) on this machine:

@@ -30,7 +30,7 @@ Cost: a pool of independent chunks (the baseline's chunk size, seeds other than 
 once per game; each comparison draws disjoint sets of chunks of the baseline's size at random, so each is
 exactly a comparison of independent runs at the gate's budget; comparisons share chunks, so the outcomes are
 not independent (the rates are unbiased, their spread somewhat wider than a binomial's). The measured figures
-are printed and in README.md ("Drift gate").
+are printed and in docs/drift.md.
 """
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ finding is false, and so is a meta-game finding between options that differ only
 Overdrives stay distinct). Whole reports (``reports.report.build``, the same code a user runs) of 120
 runs: random and greedy play (mirror strategies), 20 seeds each, at 2,000, 20,000 and 200,000 games. At most
 5% of the reports may carry such a finding, at every run size. The measured rate is printed and stated in the
-README ("Reports and statistics").
+README ("Reading a report") and docs/statistics.md.
 """
 from __future__ import annotations
 

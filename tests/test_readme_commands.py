@@ -1,6 +1,7 @@
-"""The README's command blocks, executed as a reader would type them.
+"""The README's and the docs' command blocks, executed as a reader would type them.
 
-Every line of every ```bash block of README.md is either run or skipped for a reason listed in SKIPPED below;
+Every line of every ```bash block of README.md and docs/*.md (in the order of PAGES) is either run or skipped
+for a reason listed in SKIPPED below;
 a line that is neither (a new command added to the README) fails the test until it is classified. The
 ``balance ...`` commands run through the installed console script, in order, in one temp folder (so
 ``balance report runs/greedy`` reads the run the line before made), with fewer games where a line asks for
@@ -22,6 +23,10 @@ from pathlib import Path
 from tests.conftest import BALANCE_EXE, ROOT
 
 README = ROOT / "README.md"
+# the pages whose command blocks are run, in this order (a page may use a run an earlier one made)
+PAGES = [README] + [ROOT / "docs" / f"{p}.md" for p in (
+    "data-and-strategies", "games", "reports", "drift", "running", "fuzzing", "cli", "statistics", "performance",
+    "architecture")]
 
 # lines not run, by their first words (after the comment is removed), and why
 SKIPPED = {
@@ -48,7 +53,8 @@ DEFAULT_ADDED = {"simulate": ["--games", "2000"], "sweep": ["--games", "1000"],
 # exit codes other than 0 a line is expected to give, by a part of the line
 EXPECTED = {
     "drift reports/baselines/colosseum.json --override characters.terry.hp=20": {1},  # "try a change": drift
-    "balance check runs/after": {0, 1},  # a verdict either way on a small run; never 2 or 3
+    "balance check runs/after": {0, 1},
+    "balance check runs/v2": {0, 1},  # a verdict either way on a small run; never 2 or 3
 }
 
 
@@ -66,9 +72,9 @@ def readme_blocks(text: str, lang: str) -> list[list[str]]:
 
 
 def readme_lines() -> list[str]:
-    """The bash lines of the README, continuation lines joined."""
+    """The bash lines of the pages, continuation lines joined."""
     out = []
-    for block in readme_blocks(README.read_text(encoding="utf-8"), "bash"):
+    for block in (b for page in PAGES for b in readme_blocks(page.read_text(encoding="utf-8"), "bash")):
         joined = ""
         for line in block:
             if line.rstrip().endswith("\\"):
@@ -145,7 +151,7 @@ def test_every_readme_line_is_run_or_skipped_for_a_reason():
 
 def test_readme_commands_run(tmp_path):
     runs, skipped = plan()
-    python_blocks = readme_blocks(README.read_text(encoding="utf-8"), "python")
+    python_blocks = [b for page in PAGES for b in readme_blocks(page.read_text(encoding="utf-8"), "python")]
     plugin = next(b for b in python_blocks if b and b[0].strip() == "# my_strategies.py")
     (tmp_path / "my_strategies.py").write_text("\n".join(plugin) + "\n", encoding="utf-8")
     # the lines that read the repository's files (the committed baselines) run as from the repository

@@ -260,7 +260,7 @@ def test_records_describe_themselves(tmp_path, game):
 
 
 def test_readers_without_the_toolkit(tmp_path):
-    """polars, pandas (pyarrow) and DuckDB read records/*.parquet and the dictionary, as the README shows."""
+    """polars, pandas (pyarrow) and DuckDB read records/*.parquet and the dictionary, as docs/reports.md shows."""
     import duckdb
     import pandas as pd
 
