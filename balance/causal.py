@@ -53,8 +53,9 @@ def card_values(spec: RunSpec, cards: list[int], deals: int = DEFAULT_DEALS, pro
     mod = base.game.module
     items = {i: (k, n) for i, k, n in mod.restrict_items(base.tables)["card"]}
     rotation = int(getattr(base, "rotation", 1))
-    seats = int(mod.labels(base.tables).get("seats", 2))
-    prov = mod.labels(base.tables).get("provisional", {}).get("card", [])
+    labels = mod.labels(base.tables)
+    seats = int(labels.get("seats", 2))
+    prov = labels.get("provisional", {}).get("card", [])
     games = deals * rotation
     arms = {}
     for c in cards:
@@ -67,8 +68,9 @@ def card_values(spec: RunSpec, cards: list[int], deals: int = DEFAULT_DEALS, pro
     step = max(1000, 20_000 // max(rotation, 1) * rotation)
     diff = {c: np.zeros(games) for c in cards}  # per game: mean over its seats of (restricted - unrestricted) wins
     won = np.zeros(games)  # per game: mean over its seats of the unrestricted wins
-    used_u = {c: [0, 0] for c in cards}
-    used_r = {c: [0, 0] for c in cards}
+    seat_games = 0  # the seat-games each card's usage counts over (the same for every card)
+    used_u = dict.fromkeys(cards, 0)  # seat-games that used the card when allowed
+    used_r = dict.fromkeys(cards, 0)  # ... when forbidden (the fallback: nothing else legal)
     for start in range(0, games, step):
         count = min(step, games - start)
         b = base.chunk(start, count)
@@ -84,13 +86,10 @@ def card_values(spec: RunSpec, cards: list[int], deals: int = DEFAULT_DEALS, pro
                 r = arms[c, s].chunk(start, count)
                 d = (r["winner"] == s).astype(np.float64) - (wb == s)
                 acc += np.where(valid, d, 0.0)
-                uu = _used(b, s, {"card": [(c, "", "")]})
-                ur = _used(r, s, {"card": [(c, "", "")]})
-                used_u[c][0] += int(uu[valid].sum())
-                used_r[c][0] += int(ur[valid].sum())
-                used_u[c][1] += int(valid.sum())
-                used_r[c][1] += int(valid.sum())
+                used_u[c] += int(_used(b, s, {"card": [(c, "", "")]})[valid].sum())
+                used_r[c] += int(_used(r, s, {"card": [(c, "", "")]})[valid].sum())
             diff[c][start:start + count] = acc / n
+        seat_games += int(np.minimum(n, seats).sum())
         if progress:
             progress(count)
     out = []
@@ -105,8 +104,8 @@ def card_values(spec: RunSpec, cards: list[int], deals: int = DEFAULT_DEALS, pro
         out.append({"index": int(c), "key": key, "name": name,
                     "provisional": bool(prov[c]) if c < len(prov) else False, "deals": int(clusters),
                     "unrestricted": u, "restricted": u + m, "value": -m, "se": se,
-                    "used_unrestricted": used_u[c][0] / max(used_u[c][1], 1),
-                    "used_restricted": used_r[c][0] / max(used_r[c][1], 1)})
+                    "used_unrestricted": used_u[c] / max(seat_games, 1),
+                    "used_restricted": used_r[c] / max(seat_games, 1)})
     return {"format": FORMAT, "deals": int(deals), "rotation": rotation, "cards": out,
             "seconds": round(time.perf_counter() - t0, 2)}
 

@@ -116,10 +116,6 @@ def _blocks(side: Side, stop: int, step: int):
         yield start, _Cols(df)
 
 
-def _add(acc, part):
-    return drift._add(acc, part)
-
-
 def compare_runs(run_a, run_b, min_effect: float = DEFAULT_MIN_EFFECT, alpha: float = 0.05,
                  progress=None) -> Comparison:
     """Compare two run folders of one game (see the module's doc)."""
@@ -153,9 +149,9 @@ def compare_runs(run_a, run_b, min_effect: float = DEFAULT_MIN_EFFECT, alpha: fl
             n_cl = len(ra) // L
             ma = sa.dense([ra], n_cl, maps[0], cluster_size=L)
             mb = sb.dense([rb], n_cl, maps[1], cluster_size=L)
-            sums[0] = _add(sums[0], {d: rows.sums(*ma[d]) for d in ma})
-            sums[1] = _add(sums[1], {d: rows.sums(*mb[d]) for d in mb})
-            cross = _add(cross, {d: rows.cross_sums(ma[d], mb[d]) for d in ma})
+            sums[0] = drift._add(sums[0], {d: rows.sums(*ma[d]) for d in ma})
+            sums[1] = drift._add(sums[1], {d: rows.sums(*mb[d]) for d in mb})
+            cross = drift._add(cross, {d: rows.cross_sums(ma[d], mb[d]) for d in ma})
             if progress:
                 progress(2 * len(ra))
         games = (common, common)
@@ -168,7 +164,7 @@ def compare_runs(run_a, run_b, min_effect: float = DEFAULT_MIN_EFFECT, alpha: fl
             step = max(L, (BLOCK // L) * L)
             for _, rec in _blocks(side, total, step):
                 m = space.dense([rec], len(rec) // L, maps[i], cluster_size=L)
-                sums[i] = _add(sums[i], {d: rows.sums(*m[d]) for d in m})
+                sums[i] = drift._add(sums[i], {d: rows.sums(*m[d]) for d in m})
                 if progress:
                     progress(len(rec))
             games.append(total)
