@@ -646,6 +646,43 @@ SLICE_SECONDS = 0.5
 PROBE_GAMES = 1_000  # the first slice of a worker's first chunk, which measures the games' speed
 
 
+class _DeferredInterrupt:
+    """Ctrl-C (SIGINT) taken at the next slice or chunk boundary instead of wherever Python happens to be.
+
+    The default handler raises ``KeyboardInterrupt`` at any bytecode, including inside numba's unboxing of a
+    kernel's arguments (a strategy tuple is converted by Python code on every call): there it surfaces as an
+    unrelated ``TypeError`` and the run ends with an internal error instead of exit 130. Here the handler only
+    sets a flag; :meth:`check` raises at a safe point (slices last about :data:`SLICE_SECONDS`). A second Ctrl-C
+    before that point interrupts at once, as the default would. Outside the main thread it does nothing."""
+
+    def __init__(self):
+        self.pending = False
+        self._old = None
+
+    def _handler(self, signum, frame):
+        if self.pending:
+            raise KeyboardInterrupt
+        self.pending = True
+
+    def __enter__(self):
+        if threading.current_thread() is threading.main_thread() and \
+                signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            self._old = signal.signal(signal.SIGINT, self._handler)
+        return self
+
+    def __exit__(self, *exc):
+        if self._old is not None:
+            signal.signal(signal.SIGINT, self._old)
+        if exc[0] is None:
+            self.check()  # a Ctrl-C during the last slice still interrupts
+        return False
+
+    def check(self) -> None:
+        if self.pending:
+            self.pending = False
+            raise KeyboardInterrupt
+
+
 def sliced_chunk(prep: Prepared, start: int, count: int, tick: Callable[[int], None] | None, pace: dict
                  ) -> np.ndarray:
     """``prep.chunk(start, count, reuse=True)``, computed in slices when it would take over ``2 * SLICE_SECONDS``;
@@ -1118,11 +1155,18 @@ def _run_locked(run_dir: Path, spec, resume, workers, progress, log, executor, s
                 used = workers  # nothing was left to compute
             elif workers <= 1 or len(todo) <= 1:
                 used, pace = 1, {}
-                for idx, start, count in todo:
-                    t = time.perf_counter()
-                    recs = sliced_chunk(prep, start, count, progress, pace)
-                    digest = write_chunk(chunk_path(run_dir, idx), recs, prep.records_meta(recs.dtype))
-                    finished(idx, digest, len(recs), time.perf_counter() - t, warm, counted=progress is not None)
+                with _DeferredInterrupt() as interrupt:
+                    def tick(n: int) -> None:
+                        if progress is not None:
+                            progress(n)
+                        interrupt.check()
+
+                    for idx, start, count in todo:
+                        interrupt.check()
+                        t = time.perf_counter()
+                        recs = sliced_chunk(prep, start, count, tick, pace)
+                        digest = write_chunk(chunk_path(run_dir, idx), recs, prep.records_meta(recs.dtype))
+                        finished(idx, digest, len(recs), time.perf_counter() - t, warm, counted=True)
             else:
                 used = workers
                 _run_pool(run_dir, spec, prep, todo, workers, finished, progress)

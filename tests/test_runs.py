@@ -409,3 +409,37 @@ def test_throttled_manifest_still_lists_every_chunk(tmp_path, monkeypatch):
     man = run(tmp_path / "r", spec, workers=2)
     assert len(read_manifest(tmp_path / "r")["chunks"]) == man["n_chunks"] == 12
     assert run_frame(tmp_path / "r").equals(reference(spec))
+
+
+def test_ctrl_c_is_taken_at_a_safe_point():
+    """SIGINT during a single-process run raises only where the run checks for it (between slices), never inside
+    a kernel call's argument conversion (where it surfaced as a TypeError from numba's unboxing); a second
+    Ctrl-C before that interrupts at once, and the previous handler comes back."""
+    import os
+    import signal
+
+    from balance.runs import _DeferredInterrupt
+
+    before = signal.getsignal(signal.SIGINT)
+    with pytest.raises(KeyboardInterrupt):
+        with _DeferredInterrupt() as interrupt:
+            assert signal.getsignal(signal.SIGINT) is not before
+            try:
+                os.kill(os.getpid(), signal.SIGINT)
+                for _ in range(1000):  # Python runs the handler here: it must only set the flag
+                    sum(range(10))
+            except KeyboardInterrupt:
+                pytest.fail("the first Ctrl-C must wait for the check")
+            assert interrupt.pending
+            interrupt.check()
+    assert signal.getsignal(signal.SIGINT) is before
+    with pytest.raises(KeyboardInterrupt):
+        with _DeferredInterrupt():
+            os.kill(os.getpid(), signal.SIGINT)
+            sum(range(10))
+            os.kill(os.getpid(), signal.SIGINT)  # the second: at once
+            for _ in range(1000):
+                sum(range(10))
+            pytest.fail("a second Ctrl-C must interrupt at once")
+    with _DeferredInterrupt() as interrupt:  # no Ctrl-C: nothing raised
+        interrupt.check()
