@@ -4,7 +4,9 @@ from strategies.blade_rondo.builtin import (
     AGGRO,
     CONTROL,
     GREEDY,
+    HEURISTIC_KNOBS,
     PLANNER,
+    PLANNER_KNOBS,
     SOLO_DEFAULTS,
     heuristic_nb,
     planner_nb,
@@ -13,7 +15,7 @@ from strategies.blade_rondo.builtin import (
 )
 from strategies.blade_rondo.solo_choices_nb import SOLO_KNOBS
 
-_KNOBS = ("epsilon", "damage", "heating", "response", "protection", "healing", "summon", "threshold")
+_KNOBS = HEURISTIC_KNOBS
 
 register_strategy("blade_rondo", "random", random_nb, "uniform over every legal choice (END included)")
 register_strategy("blade_rondo", "greedy", heuristic_nb,
@@ -27,8 +29,7 @@ register_strategy("blade_rondo", "control", heuristic_nb,
                   params=tuple(CONTROL), param_names=_KNOBS)
 register_strategy("blade_rondo", "planner", planner_nb,
                   "one-ply lookahead: plays every affordable set of the turn's cards on a copy, keeps the best",
-                  params=tuple(PLANNER), param_names=("epsilon", "opp_life", "own_life", "attack", "defence",
-                                                      "face_down", "subordinates", "voltage"))
+                  params=tuple(PLANNER), param_names=PLANNER_KNOBS)
 
 # the solo games: the same strategies (the player's side), with the solo knobs after their own
 for _game in ("blade_rondo_maria", "blade_rondo_campaign"):
@@ -43,5 +44,4 @@ for _game in ("blade_rondo_maria", "blade_rondo_campaign"):
                       "Afterglows", params=tuple(CONTROL) + (4.0, 3.0, 1.5), param_names=_KNOBS + _solo)
     register_strategy(_game, "planner", planner_nb, "the planner's turns; greedy's solo choices",
                       params=tuple(PLANNER) + tuple(SOLO_DEFAULTS),
-                      param_names=("epsilon", "opp_life", "own_life", "attack", "defence", "face_down",
-                                   "subordinates", "voltage") + _solo)
+                      param_names=PLANNER_KNOBS + _solo)

@@ -121,6 +121,8 @@ from strategies.blade_rondo.common_nb import (
     visible_card_nb,
 )
 from strategies.blade_rondo.solo_choices_nb import (
+    K_AMULET,
+    K_IDEA,
     amulet_choice_nb,
     idea_action_pick_nb,
     list_pick_nb,
@@ -142,8 +144,17 @@ def _rand_float_nb(m):
     return rand_float_nb(m, M_RNG)
 
 
-# knobs of heuristic_nb
-K_EPS, K_DMG, K_HEAT, K_RESP, K_PROT, K_HEAL, K_SUMMON, K_MIN = 0, 1, 2, 3, 4, 5, 6, 7
+# the knobs of heuristic_nb and of the planner, by their registered names (``param_names``): params[K_DAMAGE] is
+# the knob "damage"; tests/strategies/test_blade_rondo_strategies.py checks each constant against the registry
+HEURISTIC_KNOBS = ("epsilon", "damage", "heating", "response", "protection", "healing", "summon", "threshold")
+K_EPSILON, K_DAMAGE, K_HEATING, K_RESPONSE, K_PROTECTION, K_HEALING, K_SUMMON, K_THRESHOLD = range(8)
+# greedy's knobs (HEURISTIC_KNOBS order); the solo games' knobs after them (solo_choices_nb.SOLO_KNOBS): amulet
+# (damage an amulet must prevent), save (more before the last battle), idea (weight of an Afterglow against cards).
+# Tuples: the planner's kernel reads them as constants
+_GREEDY = (0.0, 1.0, 1.5, 0.6, 0.5, 0.5, 0.8, 0.5)
+_SOLO_DEFAULTS = (3.0, 2.0, 1.0)
+PLANNER_KNOBS = ("epsilon", "opp_life", "own_life", "attack", "defence", "face_down", "subordinates", "voltage")
+PL_EPSILON, PL_OPP_LIFE, PL_OWN_LIFE, PL_ATTACK, PL_DEFENCE, PL_FACE_DOWN, PL_SUBORDINATES, PL_VOLTAGE = range(8)
 
 
 @njit(cache=True)
@@ -160,8 +171,8 @@ def _action_value_nb(m, seat, aid, params):
     heal, atk, atk_t, df = program_gains_nb(m, m[at + A_PROG], m[at + A_PROG_N])
     life = m[SEAT0 + seat * SEAT_W + O_LIFE]
     hv = heal if heal < 15 - life else 15 - life
-    return (params[K_DMG] * d + params[K_HEAL] * hv * (1.0 if life <= 10 else 0.3) + params[K_HEAT] * atk
-            + params[K_PROT] * df + 0.3 * params[K_DMG] * atk_t)
+    return (params[K_DAMAGE] * d + params[K_HEALING] * hv * (1.0 if life <= 10 else 0.3) + params[K_HEATING] * atk
+            + params[K_PROTECTION] * df + 0.3 * params[K_DAMAGE] * atk_t)
 
 
 @njit(f8(MP, i8, i8, i8, i8, types.CPointer(f8), i8, i8, i8, i8), cache=True)
@@ -179,7 +190,7 @@ def _card_value_nb(m, seat, ls, cid, t, params, dd, atk0, ol, life):
     per = cost if cost > 0 else 0.5
     hand_after = popcount_nb(m[sb + O_HAND] & SWORDS & ~(1 << ls))
     d = card_damage_at_nb(m, seat, cid, hand_after, dd, atk0)
-    v = params[K_DMG] * (d - selfd)
+    v = params[K_DAMAGE] * (d - selfd)
     if d >= ol and d > 0:
         v += 1000.0  # lethal
     # program_gains_nb of the card's effect rows, worked out when the tables were made (game.py): no call here
@@ -189,7 +200,8 @@ def _card_value_nb(m, seat, ls, cid, t, params, dd, atk0, ol, life):
     atk_t = ((gw >> 32) & 0xFFFF) - GAIN_BIAS
     df = ((gw >> 48) & 0xFFFF) - GAIN_BIAS
     hv = heal if heal < 15 - life else 15 - life
-    v += params[K_HEAL] * hv * (1.0 if life <= 10 else 0.3) + params[K_HEAT] * atk + params[K_PROT] * 1.5 * df
+    v += (params[K_HEALING] * hv * (1.0 if life <= 10 else 0.3) + params[K_HEATING] * atk
+          + params[K_PROTECTION] * 1.5 * df)
     if atk_t > 0:  # a this-turn Attack boost is worth the physical attacks still affordable after it
         n_phys = 0
         x = m[sb + O_HAND] & SWORDS & ~(1 << ls)
@@ -201,14 +213,14 @@ def _card_value_nb(m, seat, ls, cid, t, params, dd, atk0, ol, life):
             c2 = m[SLOT0 + (seat * SLOTS + i) * SLOT_W + L_CARD]
             if card_nb(m, c2, C_TYPE) == 0:
                 n_phys += 1
-        v += params[K_DMG] * atk_t * (n_phys if n_phys < 2 else 2) * (1.0 if remaining_nb(m, seat) > cost else 0.0)
+        v += params[K_DAMAGE] * atk_t * (n_phys if n_phys < 2 else 2) * (1.0 if remaining_nb(m, seat) > cost else 0.0)
     s = card_nb(m, cid, C_SUMMON)
     if s >= 0:
         v += params[K_SUMMON] * sub_value_nb(m, seat, s)
     if t == SYM_SPECIAL:
-        v += params[K_HEAL] * (5 if 15 - life > 5 else 15 - life) * (1.0 if life <= 10 else 0.3) + params[K_HEAT]
+        v += params[K_HEALING] * (5 if 15 - life > 5 else 15 - life) * (1.0 if life <= 10 else 0.3) + params[K_HEATING]
     if t == SYM_SUPPORT and v <= 0.0:
-        v = 0.3 * params[K_HEAT] * cost  # e.g. Voltage at the end of the turn
+        v = 0.3 * params[K_HEATING] * cost  # e.g. Voltage at the end of the turn
     return v if cost == 1 else v / per  # v / 1.0 is v exactly: no division for the usual cost
 
 
@@ -247,7 +259,7 @@ def _rare_choice_nb(phase, m, seat, mask, params):
                     return _pick_sub_nb(p, seat, real, False)
                 g = _pick_sub_nb(p, seat, real, False)
                 s = m[SLOT0 + g * SLOT_W + L_SUB]
-                return g if sub_nb(p, s, SB_NACT) == 0 and params[K_DMG] >= 1.0 else GBIT_NONE
+                return g if sub_nb(p, s, SB_NACT) == 0 and params[K_DAMAGE] >= 1.0 else GBIT_NONE
         return _pick_sub_nb(p, seat, real, False)
     if phase == PH_MODE or phase == PH_HAND or phase == PH_REVEALED or phase == PH_SET_CARD:
         # the option of the highest value, ties at random: each value worked out as the scan meets it (no array,
@@ -301,22 +313,22 @@ def _rare_choice_nb(phase, m, seat, mask, params):
 
 
 @njit(cache=True, inline='always')
-def _pick_step_nb(p, n, val, best, hi, lo, ties):
-    """One candidate of the draft pick: (best, the tie bounds, ties) after candidate ``n`` of value ``val``; a
-    new best sets the bounds (the same doubles as best + 1e-9 and best - 1e-9), a tie draws from the stream."""
-    if val > hi:
-        return n, val + 1e-9, val - 1e-9, 1
-    if val >= lo:
+def _pick_step_nb(p, n, val, best, bv, ties):
+    """One candidate of a pick of the highest value, ties broken at random (the action and draft decisions):
+    (best, its value, ties) after candidate ``n`` of value ``val``; a tie (within 1e-9) draws from the stream."""
+    if val > bv + 1e-9:
+        return n, val, 1
+    if val >= bv - 1e-9:
         ties += 1
         if _rand_float_nb(p) * ties < 1.0:
             best = n
-    return best, hi, lo, ties
+    return best, bv, ties
 
 
 @njit(cache=True)
 def heuristic_nb(phase, m, seat, mask, params):
-    """The rule set behind greedy, aggro and control (module docstring). params: [epsilon, damage,
-    heating, response, protection, healing, summon, threshold]."""
+    """The rule set behind greedy, aggro and control (module docstring). params: the knobs HEURISTIC_KNOBS
+    (read as params[K_<KNOB>])."""
     # the rules run on the machine's and the knobs' addresses (_heuristic_core_nb): array arguments are reference
     # counted, two NRT calls on entry and two at each return of a function of many blocks; in this one block the
     # pair is pruned
@@ -327,7 +339,7 @@ def heuristic_nb(phase, m, seat, mask, params):
 def _heuristic_core_nb(phase, p, seat, mask, params):
     """``heuristic_nb`` on the addresses of the machine and of the knobs (typed, compiled when a kernel first
     calls it: the random strategy's runs do not compile it)."""
-    if params[K_EPS] > 0.0 and _rand_float_nb(p) < params[K_EPS]:
+    if params[K_EPSILON] > 0.0 and _rand_float_nb(p) < params[K_EPSILON]:
         return _rand_bit_nb(p, mask)
     sb = SEAT0 + seat * SEAT_W
     if phase == PH_ACTION:
@@ -339,7 +351,7 @@ def _heuristic_core_nb(phase, p, seat, mask, params):
         atk0 = 0
         ol = p[SEAT0 + (1 - seat) * SEAT_W + O_LIFE]
         life = p[sb + O_LIFE]
-        resp_v = params[K_RESP] / (1.0 + popcount_nb(p[sb + O_DOWN]))
+        resp_v = params[K_RESPONSE] / (1.0 + popcount_nb(p[sb + O_DOWN]))
         # the best value over the slots 0-9 but Protection's, in slot order, ties broken at random (no array: this
         # runs every decision); the loop visits the set bits only (a test per slot mispredicts on a random hand)
         cand = mask & ((1 << 10) - 1) & ~(1 << SL_PROT)
@@ -353,7 +365,7 @@ def _heuristic_core_nb(phase, p, seat, mask, params):
                 if ls == SL_PULSE:
                     x = 100.0  # free cost for this turn: use it first
                 elif ls == SL_HEAT:
-                    x = params[K_HEAT] if p[sb + O_ATK] < p[RULES_AT + R_PARAM_CAP] else 0.0
+                    x = params[K_HEATING] if p[sb + O_ATK] < p[RULES_AT + R_PARAM_CAP] else 0.0
                 else:
                     x = -1.0  # Protection: decided after every other card (below)
             elif t == SYM_PREP:
@@ -363,18 +375,11 @@ def _heuristic_core_nb(phase, p, seat, mask, params):
                     dd, atk0 = damage_context_nb(p, seat)
                     ctx = True
                 x = _card_value_nb(p, seat, ls, cid, t, params, dd, atk0, ol, life)
-            if x > bv + 1e-9:
-                bv = x
-                best = ls
-                ties = 1
-            elif x >= bv - 1e-9:
-                ties += 1
-                if _rand_float_nb(p) * ties < 1.0:
-                    best = ls
-        if best >= 0 and bv >= params[K_MIN]:
+            best, bv, ties = _pick_step_nb(p, ls, x, best, bv, ties)
+        if best >= 0 and bv >= params[K_THRESHOLD]:
             return best
         # Protection with what is left, if it raises Defence (the last thing of the turn)
-        if (mask >> SL_PROT) & 1 and params[K_PROT] > 0.0:
+        if (mask >> SL_PROT) & 1 and params[K_PROTECTION] > 0.0:
             rem = remaining_nb(p, seat)
             cap = p[RULES_AT + R_PARAM_CAP]
             x = rem if rem < cap else cap
@@ -389,7 +394,7 @@ def _heuristic_core_nb(phase, p, seat, mask, params):
             b -= 1
         return b
     if phase == PH_RESPOND:
-        if params[K_RESP] <= 0.0 and params[K_PROT] <= 0.0:
+        if params[K_RESPONSE] <= 0.0 and params[K_PROTECTION] <= 0.0:
             return BIT_END
         for ls in range(10):
             if (mask >> ls) & 1:
@@ -399,13 +404,11 @@ def _heuristic_core_nb(phase, p, seat, mask, params):
         return 1
     if phase == PH_OPTION:
         if p[S_CTX_OP] == DO_MAY_DISCARD_BREATH:
-            return 1 if params[K_PROT] < params[K_DMG] else 0
+            return 1 if params[K_PROTECTION] < params[K_DAMAGE] else 0
         return 1
     if phase == PH_KEEP or phase == PH_BAN:
         best = -1
         bv = -1e300
-        hi = bv + 1e-9  # the bounds of a tie with the best value, worked out when it changes (same doubles)
-        lo = bv - 1e-9
         ties = 0
         # a kept card's worth: its score, x0.3 for a Response once two are kept, x0.8 for a number already kept (a
         # mix of attacks and answers); a ban's, the bare score. The Response factor is fixed for the pick, so the
@@ -429,14 +432,14 @@ def _heuristic_core_nb(phase, p, seat, mask, params):
                 n = lowest_bit_nb(x)
                 x &= x - 1
                 val = static_score_nb(p, n) * (0.8 if (kept >> n) & 1 else 1.0)
-                best, hi, lo, ties = _pick_step_nb(p, n, val, best, hi, lo, ties)
+                best, bv, ties = _pick_step_nb(p, n, val, best, bv, ties)
             return best
         while x:
             n = lowest_bit_nb(x)
             x &= x - 1
             f1 = cut if (preps >> n) & 1 else 1.0
             val = static_score_nb(p, n) * f1 * (0.8 if (kept >> n) & 1 else 1.0)
-            best, hi, lo, ties = _pick_step_nb(p, n, val, best, hi, lo, ties)
+            best, bv, ties = _pick_step_nb(p, n, val, best, bv, ties)
         return best
     return _rare_choice_nb(phase, p, seat, mask, params)
 
@@ -449,7 +452,7 @@ def solo_heuristic_nb(phase, m, seat, mask, params):
     if (phase == PH_AMULET or phase == PH_REWARD or phase == PH_REMOVE or phase == PH_LIST_PICK
             or phase == PH_IDEA_ACTION):
         p = as_machine_nb(m)
-        if params[K_EPS] > 0.0 and _rand_float_nb(p) < params[K_EPS]:
+        if params[K_EPSILON] > 0.0 and _rand_float_nb(p) < params[K_EPSILON]:
             return _rand_bit_nb(p, mask)
         if phase == PH_AMULET:
             return amulet_choice_nb(m, mask, params)
@@ -489,17 +492,17 @@ def quiet_nb(phase, m, seat, mask, params):
 
 @njit(cache=True)
 def _evaluate_nb(m, seat, params, opp_life0, own_life0):
-    """The planner's evaluation of a state (after its own plays), parameterised by params[1:]."""
+    """The planner's evaluation of a state (after its own plays), weighted by its knobs (PLANNER_KNOBS but epsilon)."""
     sb = SEAT0 + seat * SEAT_W
     ob = SEAT0 + (1 - seat) * SEAT_W
     if m[ob + O_LIFE] <= 0 and m[sb + O_LIFE] > 0:
         return 1e6
     if m[sb + O_LIFE] <= 0:
         return -1e6
-    v = params[1] * (opp_life0 - m[ob + O_LIFE]) - params[2] * (own_life0 - m[sb + O_LIFE])
-    v += params[3] * m[sb + O_ATK] + params[4] * eff_defence_nb(m, seat)
-    v += params[5] * popcount_nb(m[sb + O_DOWN]) + params[6] * popcount_nb(m[sb + O_SUBS])
-    v += params[7] * m[sb + O_VOLT]
+    v = params[PL_OPP_LIFE] * (opp_life0 - m[ob + O_LIFE]) - params[PL_OWN_LIFE] * (own_life0 - m[sb + O_LIFE])
+    v += params[PL_ATTACK] * m[sb + O_ATK] + params[PL_DEFENCE] * eff_defence_nb(m, seat)
+    v += params[PL_FACE_DOWN] * popcount_nb(m[sb + O_DOWN]) + params[PL_SUBORDINATES] * popcount_nb(m[sb + O_SUBS])
+    v += params[PL_VOLTAGE] * m[sb + O_VOLT]
     return v
 
 
@@ -510,21 +513,16 @@ def _planner_core_nb(phase, m, seat, mask, params, quiet):
     whole planner was compiled again in every process and warned about it at every run (a new process's first
     planner game: ~3.3 CPU s before, ~1 s now, measured with the rest of the engine already loaded)."""
     p = as_machine_nb(m)
-    if params[0] > 0.0 and _rand_float_nb(p) < params[0]:
+    if params[PL_EPSILON] > 0.0 and _rand_float_nb(p) < params[PL_EPSILON]:
         return _rand_bit_nb(p, mask)
     if phase != PH_ACTION:
-        g = np.empty(11)  # greedy's knobs (a global array would stop numba from caching this function)
-        g[0] = 0.0
-        g[1] = 1.0
-        g[2] = 1.5
-        g[3] = 0.6
-        g[4] = 0.5
-        g[5] = 0.5
-        g[6] = 0.8
-        g[7] = 0.5
-        g[8] = params[8] if params.size > 10 else 3.0  # the solo knobs (solo registrations give them)
-        g[9] = params[9] if params.size > 10 else 2.0
-        g[10] = params[10] if params.size > 10 else 1.0
+        # greedy's knobs, then the solo knobs (the solo registrations give them after the planner's own), from the
+        # tuples (a global array would stop numba from caching this function)
+        g = np.empty(len(_GREEDY) + len(_SOLO_DEFAULTS))
+        for k in range(len(_GREEDY)):
+            g[k] = _GREEDY[k]
+        for k in range(len(_SOLO_DEFAULTS)):
+            g[K_AMULET + k] = params[K_AMULET + k] if params.size > K_IDEA else _SOLO_DEFAULTS[k]
         return solo_heuristic_nb(phase, m, seat, mask, g)
     cand = mask & ~(1 << BIT_END) & ~(1 << SL_PROT)
     prot = (mask >> SL_PROT) & 1
@@ -601,15 +599,14 @@ def planner_nb(phase, m, seat, mask, params):
     what is left, or not at all) is played on a copy of the state, in a fixed order (Pulse, Heating,
     then the others), with the opponent's hand and face-down cards removed from the copy (it cannot
     see them); the set with the best evaluation gives the first card to use now. Other decisions:
-    heuristic_nb with greedy's knobs. params: [epsilon, opponent life lost, own life lost, Attack,
-    Defence, face-down cards, subordinates, Voltage]. The work is ``_planner_core_nb`` (cached)."""
+    heuristic_nb with greedy's knobs. params: PLANNER_KNOBS (epsilon, then the weights of the opponent's life
+    lost, own life lost, Attack, Defence, face-down cards, subordinates, Voltage; read as params[PL_<KNOB>]).
+    The work is ``_planner_core_nb`` (cached)."""
     return _planner_core_nb(phase, m, seat, mask, params, quiet_nb)
 
 
-GREEDY = np.array([0.0, 1.0, 1.5, 0.6, 0.5, 0.5, 0.8, 0.5])
-# the solo games' knobs after them: amulet (damage an amulet must prevent), save (more before the last battle),
-# idea (weight of an Afterglow against cards)
-SOLO_DEFAULTS = np.array([3.0, 2.0, 1.0])
+GREEDY = np.array(_GREEDY)
+SOLO_DEFAULTS = np.array(_SOLO_DEFAULTS)
 AGGRO = np.array([0.0, 1.2, 2.5, 0.0, 0.0, 0.2, 1.0, 0.3])
 CONTROL = np.array([0.0, 0.8, 1.0, 2.5, 1.2, 1.0, 0.6, 0.4])
 PLANNER = np.array([0.0, 1.0, 1.0, 2.0, 0.2, 0.2, 2.0, 1.0])

@@ -1,4 +1,4 @@
-"""What the Blade Rondo heuristics share: estimates read from the card programs, and small pickers.
+"""What the Blade Rondo heuristics share: estimates read from the card programs.
 
 Every estimate reads only what the deciding seat may see: its own cards, the public parameters,
 both Play Areas' face-up cards, both Set Areas and discard piles. The opponent's hand and its
@@ -6,9 +6,8 @@ face-down cards are never read (``visible_card_nb`` is the one way to look at an
 ``tests/strategies/test_blade_rondo_strategies.py`` shuffles that hidden information and checks that
 no decision changes.
 
-The estimators run at every decision of the heuristics, so they are ``inline='always'`` (measured:
-greedy vs greedy 25k -> ~60k games/s, its compile 34 -> 30 s); a call into a separately cached numba
-function is never inlined, it costs a full call each time.
+The estimators run at every decision of the heuristics; they are typed functions on the machine's address
+(``effects_nb``'s compile-time rules: LLVM inlines them where it pays, numba copies no IR).
 """
 from numba import njit, types
 from numba.extending import intrinsic
@@ -23,7 +22,6 @@ from simulators.blade_rondo.effects_nb import (
     eff_attack_nb,
     eff_defence_nb,
     night_nb,
-    on_first_use,
     on_machine,
     remaining_nb,
     sub_nb,
@@ -31,7 +29,6 @@ from simulators.blade_rondo.effects_nb import (
 from simulators.blade_rondo.enums import (
     A_PROG,
     A_PROG_N,
-    A_SYM,
     A_WIDTH,
     ACTIONS_AT,
     AU_MAGIC,
@@ -42,7 +39,6 @@ from simulators.blade_rondo.enums import (
     C_IMM,
     C_IMM_N,
     C_RESP,
-    C_TYPE,
     C_XCOST,
     DO_CHANGE,
     DO_DAMAGE,
@@ -59,13 +55,9 @@ from simulators.blade_rondo.enums import (
     IF_HAND_EMPTY,
     IF_NIGHT,
     L_CARD,
-    L_SUB,
     L_ZONE,
     LAST_GUARD,
-    M_RNG,
-    O_ATK,
     O_DOLLS,
-    O_HAND,
     O_LIFE,
     O_REVEALED,
     O_SUBS,
@@ -88,9 +80,6 @@ from simulators.blade_rondo.enums import (
     SLOT0,
     SLOT_W,
     SLOTS,
-    SYM_MAGIC,
-    SYM_PHYS,
-    SYM_PREP,
     WHO_SELF,
     X_FIXED,
     X_OPP_HALF_UP,
@@ -100,9 +89,6 @@ from simulators.blade_rondo.enums import (
 )
 from simulators.common.memory_nb import MACHINE_PTR as MP
 from simulators.common.memory_nb import as_machine_nb
-from simulators.common.rng_nb import popcount_nb, rand_below_nb
-
-SWORDS = (1 << 7) - 1
 
 
 @intrinsic
@@ -218,14 +204,6 @@ def card_damage_at_nb(m, seat, cid, hand_after, dd, atk):
 
 
 @njit(cache=True)
-def card_damage_nb(m, seat, cid, hand_after):
-    """Damage estimate of using the card now (its effect, plus a Dazzle it may add)."""
-    p = as_machine_nb(m)
-    dd, atk = damage_context_nb(p, seat)
-    return card_damage_at_nb(p, seat, cid, hand_after, dd, atk)
-
-
-@njit(cache=True)
 def sub_value_nb(m, seat, s):
     """A subordinate's damage per turn, roughly (its printed Attack for now, times its actions)."""
     if sub_nb(m, s, SB_ATK_YOURS):
@@ -264,66 +242,3 @@ def static_score_nb(m, cid):
     """A card's worth for drafting (damage per cost, healing, summons, responses, from its data hints):
     worked out once per table by ``game._draft_score``, read here."""
     return _as_float_nb(m[SCORE_AT + cid])
-
-
-@on_first_use(i8(MP, f8[::1], i8, i8))
-def argmax_nb(m, vals, mask, n):
-    """Index of the largest of ``vals[0:n]`` among the set bits of ``mask`` (ties at random). Typed: numba compiled
-    one copy per literal ``n``; compiled on first use (the built-in heuristics no longer call it)."""
-    best = -1e300
-    pick = -1
-    ties = 0
-    for i in range(n):
-        if (mask >> i) & 1:
-            x = vals[i]
-            if x > best + 1e-9:
-                best = x
-                pick = i
-                ties = 1
-            elif x >= best - 1e-9:
-                ties += 1
-                if rand_below_nb(m, M_RNG, ties) == 0:
-                    pick = i
-    return pick
-
-
-@njit(cache=True)
-def hand_count_nb(m, seat):
-    return popcount_nb(m[SEAT0 + seat * SEAT_W + O_HAND] & SWORDS)
-
-
-@njit(cache=True)
-def is_attack_card_nb(m, cid):
-    t = card_nb(m, cid, C_TYPE)
-    return t == SYM_PHYS or t == SYM_MAGIC
-
-
-@njit(cache=True)
-def is_response_card_nb(m, cid):
-    return card_nb(m, cid, C_TYPE) == SYM_PREP
-
-
-@njit(cache=True)
-def attack_die_nb(m, seat):
-    return m[SEAT0 + seat * SEAT_W + O_ATK]
-
-
-@njit(cache=True)
-def action_symbol_nb(m, aid):
-    return m[ACTIONS_AT + aid * A_WIDTH + A_SYM]
-
-
-@njit(cache=True)
-def sub_of_slot_nb(m, g):
-    return m[SLOT0 + g * SLOT_W + L_SUB]
-
-
-@njit(cache=True)
-def card_of_slot_nb(m, g):
-    """The card of one of the *deciding seat's own* slots (or a public one)."""
-    return m[SLOT0 + g * SLOT_W + L_CARD]
-
-
-@njit(cache=True)
-def magic_symbol():
-    return SYM_MAGIC

@@ -28,6 +28,32 @@ def test_expected_strategies_registered():
     assert a[3] == 0 and a[4] == 0 and c[3] > strats["greedy"].resolve_params()[3]
 
 
+def test_knobs_are_read_by_constants_named_after_them():
+    """A strategy reads its knobs as params[K_DAMAGE] (builtin.K_*, PL_* for the planner, solo_choices_nb.K_* for the
+    solo knobs), never as a bare params[3]: each constant indexes, in every registration of those knobs, the
+    ``param_names`` entry of its own name, and every registered knob has its constant."""
+    import re
+    from pathlib import Path
+
+    from strategies.blade_rondo import builtin, solo_choices_nb
+
+    def consts(mod, prefix):
+        return {k[len(prefix):].lower(): v for k, v in vars(mod).items() if k.startswith(prefix) and type(v) is int}
+
+    heur, plan, solo = consts(builtin, "K_"), consts(builtin, "PL_"), consts(solo_choices_nb, "K_")
+    for game in ("blade_rondo", "blade_rondo_maria", "blade_rondo_campaign"):
+        for name, s in registry.strategies_for(game).items():
+            if not s.param_names:
+                continue
+            named = {**(plan if name == "planner" else heur), **(solo if game != "blade_rondo" else {})}
+            assert set(s.param_names) <= set(named), (game, name)
+            for knob, i in named.items():
+                if i < len(s.param_names):
+                    assert s.param_names[i] == knob, (game, name, knob, i)
+    for f in Path(builtin.__file__).parent.glob("*.py"):
+        assert not re.search(r"params\[\d", f.read_text()), f"{f.name}: a knob read by its bare index"
+
+
 @pytest.mark.parametrize("s0", FAST)
 @pytest.mark.parametrize("s1", FAST)
 def test_every_pair_plays_only_legal_choices(s0, s1):
