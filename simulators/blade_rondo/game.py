@@ -708,18 +708,14 @@ def parse_hand(tables: Tables, text, where: str) -> list[int]:
 
 def custom_hands(tables: Tables, opts: dict) -> tuple[list[int], list[int]]:
     """Hands of the custom setup from ``hand1``/``hand2`` or a ``deck`` TOML file (hand2 defaults to hand1)."""
+    from simulators.blade_rondo.scenario_io import read_toml, refuse_unknown
+
     h1, h2 = opts.get("hand1"), opts.get("hand2")
     if opts.get("deck"):
         path = Path(str(opts["deck"]))
-        try:
-            doc = tomllib.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise BalanceError(f"{path}: deck file not found") from None
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
-            raise BalanceError(f"{path}: not valid TOML: {e}") from None
-        extra = sorted(set(doc) - {"hand", "hand1", "hand2", "name", "notes"})
-        if extra:
-            raise BalanceError(f"{path}: unknown key {extra[0]!r}; a deck file has hand1, hand2 (or hand)")
+        doc = read_toml(path, "deck file")
+        refuse_unknown(doc, {"hand", "hand1", "hand2", "name", "notes"}, str(path),
+                       "a deck file has hand1, hand2 (or hand)")
         h1 = h1 or doc.get("hand1") or doc.get("hand")
         h2 = h2 or doc.get("hand2")
         where = str(path)
@@ -1206,19 +1202,13 @@ def run_scenario(path: Path) -> list[dict]:
         place,
         step_nb,
     )
+    from simulators.blade_rondo.scenario_io import check_step, play_slot, read_toml, refuse_unknown
     from simulators.blade_rondo.script_nb import scripted_nb
 
     path = Path(path)
-    try:
-        doc = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise BalanceError(f"{path}: scenario file not found") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
-        raise BalanceError(f"{path}: not valid TOML: {e}") from None
+    doc = read_toml(path, "scenario file")
     allowed = {"game", "data", "overrides", "first", "hands", "start", "turn", "notes"}
-    extra = sorted(set(doc) - allowed)
-    if extra:
-        raise BalanceError(f"{path}: unknown key {extra[0]!r}; allowed: {', '.join(sorted(allowed))}")
+    refuse_unknown(doc, allowed, str(path), f"allowed: {', '.join(sorted(allowed))}")
     data_dir = doc.get("data")
     if data_dir:
         data_dir = (path.parent / data_dir).resolve()
@@ -1259,14 +1249,8 @@ def run_scenario(path: Path) -> list[dict]:
         rows.append(done_row(row))
 
     def check(where):
-        if m[E.S_END] == E.END_ILLEGAL and m[E.S_ILL_SEAT] >= 0:
-            raise BalanceError(f"{path}: {where}: {_illegal_reason(tables, m)}")
-        heads = [int(m[E.M_SCRIPT_HEAD + p]) for p in range(2)]
-        for i in range(script.rows):
-            seat, phase, _ = (int(x) for x in m[int(m[E.M_SCRIPT_AT]) + 3 * i:int(m[E.M_SCRIPT_AT]) + 3 * i + 3])
-            if i >= heads[seat]:
-                raise BalanceError(f"{path}: {where}: seat {seat + 1}'s {E.PHASE_NAMES[phase]} answer was never "
-                                   f"asked (the decision did not come up or had only one choice)")
+        check_step(m, f"{path}: {where}", lambda: _illegal_reason(tables, m), script.rows, (0, 1),
+                   lambda seat: f"seat {seat + 1}'s ")
 
     def answers(spec, where):
         if not spec:
@@ -1284,9 +1268,8 @@ def run_scenario(path: Path) -> list[dict]:
             raise BalanceError(f"{path}: {where}: the game is already over")
         if "seat" in turn and turn["seat"] != seat + 1:
             raise BalanceError(f"{path}: {where}: it is seat {seat + 1}'s turn, not seat {turn['seat']}'s")
-        extra = sorted(set(turn) - {"seat", "start", "plays", "notes"})
-        if extra:
-            raise BalanceError(f"{path}: {where}: unknown key {extra[0]!r}; allowed: seat, start, plays, notes")
+        refuse_unknown(turn, {"seat", "start", "plays", "notes"}, f"{path}: {where}",
+                       "allowed: seat, start, plays, notes")
         answers(turn.get("start"), f"{where} (turn start)")
         step(m, STEP_TURN_START, seat, 0, fn, params, fn, params)
         check(f"{where} (turn start)")
@@ -1295,19 +1278,8 @@ def run_scenario(path: Path) -> list[dict]:
             pw = f"{where}, play {pi + 1}"
             if m[E.S_DONE]:
                 raise BalanceError(f"{path}: {pw}: the game is already over")
-            spec = {"card": play} if isinstance(play, (str, int)) else dict(play)
-            bad = sorted(set(spec) - {"card", "x", "answers", "notes"})
-            if bad:
-                raise BalanceError(f"{path}: {pw}: unknown key {bad[0]!r}; allowed: card, x, answers")
-            cid = tables.lookup(spec.get("card"), f"{path}: {pw}")
-            ls = next((i for i in range(E.SLOTS) if _slot_card(m, seat * E.SLOTS + i) == cid
-                       and m[E.SLOT0 + (seat * E.SLOTS + i) * E.SLOT_W + E.L_ZONE] == E.Z_HAND), None)
-            if ls is None:
-                raise BalanceError(f"{path}: {pw}: seat {seat + 1} cannot use {tables.card_name(cid)}: it is not in "
-                                   f"the hand (or in front)")
-            if not (int(mask_of(m, seat)) >> ls) & 1:
-                raise BalanceError(f"{path}: {pw}: seat {seat + 1} cannot use {tables.card_name(cid)}: "
-                                   f"{_why_not(tables, m, seat, ls)}")
+            spec, cid, ls = play_slot(tables, m, seat, play, f"{path}: {pw}", mask_of(m, seat), f"seat {seat + 1}",
+                                      lambda ls: _why_not(tables, m, seat, ls))
             if "x" in spec:
                 script.push(seat, E.PH_X, int(spec["x"]))
             answers(spec.get("answers"), pw)

@@ -9,7 +9,6 @@ it (``SOLO_SCHEMAS``); a mode's changed player-side texts (``solo.toml`` ``card_
 from __future__ import annotations
 
 import copy
-import tomllib
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +17,7 @@ from balance.data import GameData
 from balance.errors import BalanceError, DataError
 from simulators.blade_rondo import enums as E
 from simulators.blade_rondo import game as G
+from simulators.blade_rondo.scenario_io import read_toml, refuse_unknown
 from simulators.blade_rondo.schema import SOLO_SCHEMAS
 
 MARIA, CAMPAIGN = "maria", "campaign"
@@ -420,15 +420,8 @@ def setup_table(tables, settings: dict) -> np.ndarray:
 def _custom_hand(tables, opts: dict) -> list[int]:
     if opts.get("deck"):
         path = Path(str(opts["deck"]))
-        try:
-            doc = tomllib.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise BalanceError(f"{path}: deck file not found") from None
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
-            raise BalanceError(f"{path}: not valid TOML: {e}") from None
-        extra = sorted(set(doc) - {"hand", "hand1", "name", "notes"})
-        if extra:
-            raise BalanceError(f"{path}: unknown key {extra[0]!r}; a deck file has hand (or hand1)")
+        doc = read_toml(path, "deck file")
+        refuse_unknown(doc, {"hand", "hand1", "name", "notes"}, str(path), "a deck file has hand (or hand1)")
         return G.parse_hand(tables, doc.get("hand") or doc.get("hand1") or [], str(path))
     if not opts.get("hand"):
         raise BalanceError("setup maria_custom needs your hand: --set hand=CARD,CARD,... or --set deck=FILE.toml")
@@ -445,19 +438,15 @@ NAMES = {MARIA: "blade_rondo_maria", CAMPAIGN: "blade_rondo_campaign"}
 
 
 def new_machine(tables, settings: dict | None = None, trace_rows: int = 0, script_rows: int = 0) -> np.ndarray:
-    """A solo machine: the two-player machine with the solo mode and the solo hook's address (``M_SOLO_FN``)."""
+    """A solo machine: the two-player machine with the solo mode, the solo hook's address (``M_SOLO_FN``) and the
+    solo setup table."""
     from simulators.blade_rondo.solo_nb import solo_hook_address
 
-    size = tables.image.size
-    m = np.zeros(size + script_rows * 3 + trace_rows * E.TRACE_W, np.int64)
-    m[:size] = tables.image
+    m = G.new_machine(tables, None, trace_rows, script_rows)
     m[E.M_SOLO] = E.SOLO_MARIA if tables.mode == MARIA else E.SOLO_CAMPAIGN
     m[E.M_SOLO_FN] = solo_hook_address()
     if settings is not None:
         m[E.SETUP_AT:E.SETUP_AT + E.SETUP_W] = setup_table(tables, settings)
-    m[E.M_SCRIPT_AT] = size
-    m[E.M_TRACE_AT] = size + script_rows * 3
-    m[E.M_TRACE_CAP] = trace_rows
     return m
 
 
@@ -519,48 +508,50 @@ def describer(tables, names=("P1", "P2")):
         d = f["ideas"][info.idea_keys[idea]]
         return f"{d['name']}'s {f['actions'][d['actions'][j]['action']]['name']}"
 
+    maria = tables.mode == MARIA
+    sc = info.sc_names
+
+    def acts(seat, a, b, who):
+        if seat == 1 and maria:
+            return f"Maria performs {actn(b)} ({sc[a]})"
+        src = info.idea_names[a] if 0 <= a < len(info.idea_names) else "?"
+        return f"{'the Idea ' + src if seat == 1 else who + ' (Afterglow of ' + src + ')'} performs {actn(b)}"
+
+    # code -> its sentence from (seat, a, b, c, who); one entry per event, the rulebook's wording
+    texts = {
+        E.EV_SO_DRAW: lambda seat, a, b, c, who: f"Maria draws {sc[a]}",
+        E.EV_SO_PRELIM: lambda seat, a, b, c, who:
+            f"Preliminary Action of {sc[a]}: Maria's Defence becomes {b}; the card waits on the deck",
+        E.EV_SO_TO_LIST: lambda seat, a, b, c, who: f"{sc[a]} joins Maria's Action List (position {b + 1})",
+        E.EV_SO_TO_RLIST: lambda seat, a, b, c, who: f"{sc[a]} goes to Maria's Response List",
+        E.EV_SO_ACT: lambda seat, a, b, c, who: acts(seat, a, b, who),
+        E.EV_SO_RESP: lambda seat, a, b, c, who:
+            f"{info.rs_names[a] if a < len(info.rs_names) else a} answers ({'Maria' if maria else 'the Idea'})",
+        E.EV_SO_SKIP: lambda seat, a, b, c, who:
+            f"{who} marks {idea_action(c, a)}: not performed in the Idea's next turn" if b == 1 else
+            f"{who} marks {sc[a]}: not performed in Maria's next turn",
+        E.EV_SO_SKIPPED: lambda seat, a, b, c, who:
+            f"{idea_action(a, b)} is not performed this turn" if c == 1 else
+            f"{sc[a]} is not performed this turn (Mocking Picaresque)",
+        E.EV_SO_DISCARD: lambda seat, a, b, c, who: f"{sc[a]} goes to Maria's discard pile",
+        E.EV_SO_BATTLE: lambda seat, a, b, c, who: f"battle {a + 1}: LEVEL {c} Idea {info.idea_names[b]}",
+        E.EV_SO_REWARD: lambda seat, a, b, c, who:
+            f"{who} obtains {tables.card_name(a)}" if b else f"reward: {tables.card_name(a)} drawn",
+        E.EV_SO_IDEA_TAKEN: lambda seat, a, b, c, who: f"{who} obtains the Idea {info.idea_names[a]} (its Afterglow)",
+        E.EV_SO_REMOVE: lambda seat, a, b, c, who: f"{who} removes {tables.card_name(a)} from the game (hand limit)",
+        E.EV_SO_AMULET: lambda seat, a, b, c, who: f"{who} uses the amulet {tables.card_name(a)}",
+        E.EV_SO_IDLE: lambda seat, a, b, c, who: f"the Idea {info.idea_names[a]} does not act yet (startup turn {b})",
+        E.EV_SO_REVIVE: lambda seat, a, b, c, who: f"the Idea revives with {a} life",
+        E.EV_SO_EXCEPTION: lambda seat, a, b, c, who:
+            "first test: Maria does not use Heating Technique" if a else "first test: Maria does not draw",
+    }
+
     def tell(code, seat, a, b, c):
         who = names[seat] if seat in (0, 1) else ""
-        if code == E.EV_SO_DRAW:
-            return f"Maria draws {info.sc_names[a]}"
-        if code == E.EV_SO_PRELIM:
-            return f"Preliminary Action of {info.sc_names[a]}: Maria's Defence becomes {b}; the card waits on the deck"
-        if code == E.EV_SO_TO_LIST:
-            return f"{info.sc_names[a]} joins Maria's Action List (position {b + 1})"
-        if code == E.EV_SO_TO_RLIST:
-            return f"{info.sc_names[a]} goes to Maria's Response List"
-        if code == E.EV_SO_ACT:
-            if seat == 1 and tables.mode == MARIA:
-                return f"Maria performs {actn(b)} ({info.sc_names[a]})"
-            src = info.idea_names[a] if 0 <= a < len(info.idea_names) else "?"
-            return f"{'the Idea ' + src if seat == 1 else who + ' (Afterglow of ' + src + ')'} performs {actn(b)}"
-        if code == E.EV_SO_RESP:
-            return f"{info.rs_names[a] if a < len(info.rs_names) else a} answers ({'Maria' if tables.mode == MARIA else 'the Idea'})"
-        if code == E.EV_SO_SKIP:
-            if b == 1:
-                return f"{who} marks {idea_action(c, a)}: not performed in the Idea's next turn"
-            return f"{who} marks {info.sc_names[a]}: not performed in Maria's next turn"
-        if code == E.EV_SO_SKIPPED:
-            return (f"{idea_action(a, b)} is not performed this turn" if c == 1 else
-                    f"{info.sc_names[a]} is not performed this turn (Mocking Picaresque)")
-        if code == E.EV_SO_DISCARD:
-            return f"{info.sc_names[a]} goes to Maria's discard pile"
-        if code == E.EV_SO_BATTLE:
-            return f"battle {a + 1}: LEVEL {c} Idea {info.idea_names[b]}"
-        if code == E.EV_SO_REWARD:
-            return f"{who} obtains {tables.card_name(a)}" if b else f"reward: {tables.card_name(a)} drawn"
-        if code == E.EV_SO_IDEA_TAKEN:
-            return f"{who} obtains the Idea {info.idea_names[a]} (its Afterglow)"
-        if code == E.EV_SO_REMOVE:
-            return f"{who} removes {tables.card_name(a)} from the game (hand limit)"
-        if code == E.EV_SO_AMULET:
-            return f"{who} uses the amulet {tables.card_name(a)}"
-        if code == E.EV_SO_IDLE:
-            return f"the Idea {info.idea_names[a]} does not act yet (startup turn {b})"
-        if code == E.EV_SO_REVIVE:
-            return f"the Idea revives with {a} life"
-        if code == E.EV_SO_EXCEPTION:
-            return "first test: Maria does not use Heating Technique" if a else "first test: Maria does not draw"
+        say = texts.get(code)
+        if say is not None:
+            return say(seat, a, b, c, who)
+        # two-player events told differently in solo (None: the two-player sentence)
         if code == E.EV_SEAL and a < 0:
             return f"{who} seals Maria's {info.sc_names[-1 - a]}"
         if code == E.EV_SACRIFICE and a < 0:

@@ -32,7 +32,6 @@ a one-line error naming the turn and why.
 """
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 
 import numpy as np
@@ -41,6 +40,7 @@ from balance.errors import BalanceError
 from simulators.blade_rondo import enums as E
 from simulators.blade_rondo import game as G
 from simulators.blade_rondo import solo
+from simulators.blade_rondo.scenario_io import check_step, play_slot, read_toml, refuse_unknown
 
 _SOLO_PHASES = {"reward": E.PH_REWARD, "remove": E.PH_REMOVE, "amulet": E.PH_AMULET, "list_pick": E.PH_LIST_PICK,
                 "idea_action": E.PH_IDEA_ACTION, "keep": E.PH_KEEP}
@@ -142,12 +142,7 @@ def run_scenario(path: Path) -> list[dict]:
     )
 
     path = Path(path)
-    try:
-        doc = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise BalanceError(f"{path}: scenario file not found") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
-        raise BalanceError(f"{path}: not valid TOML: {e}") from None
+    doc = read_toml(path, "scenario file")
     game = doc.get("game")
     mode = {"blade_rondo_maria": solo.MARIA, "blade_rondo_campaign": solo.CAMPAIGN}.get(game)
     if mode is None:
@@ -155,9 +150,7 @@ def run_scenario(path: Path) -> list[dict]:
     allowed = {"game", "data", "overrides", "hand", "start", "turn", "notes"}
     allowed |= {"first_test", "deck"} if mode == solo.MARIA else {"ideas", "battle", "afterglows", "amulets",
                                                                    "sword_deck", "round"}
-    extra = sorted(set(doc) - allowed)
-    if extra:
-        raise BalanceError(f"{path}: unknown key {extra[0]!r}; allowed: {', '.join(sorted(allowed))}")
+    refuse_unknown(doc, allowed, str(path), f"allowed: {', '.join(sorted(allowed))}")
     data_dir = doc.get("data")
     if data_dir:
         data_dir = (path.parent / data_dir).resolve()
@@ -188,14 +181,7 @@ def run_scenario(path: Path) -> list[dict]:
         rows.append(row)
 
     def check(where):
-        if m[E.S_END] == E.END_ILLEGAL and m[E.S_ILL_SEAT] >= 0:
-            raise BalanceError(f"{path}: {where}: {_illegal(tables, m)}")
-        head = int(m[E.M_SCRIPT_HEAD])
-        for i in range(head, script.rows):
-            seat, phase, _ = (int(x) for x in m[int(m[E.M_SCRIPT_AT]) + 3 * i:int(m[E.M_SCRIPT_AT]) + 3 * i + 3])
-            if seat == 0:
-                raise BalanceError(f"{path}: {where}: the {E.PHASE_NAMES[phase]} answer was never asked (the "
-                                   f"decision did not come up or had only one choice)")
+        check_step(m, f"{path}: {where}", lambda: _illegal(tables, m), script.rows, (0,), lambda seat: "the ")
 
     def answers(lst, where):
         if not lst:
@@ -339,9 +325,8 @@ def run_scenario(path: Path) -> list[dict]:
             record("opponent_turn", {"seat": 2})
             seat = 0
             continue
-        extra = sorted(set(turn) - {"seat", "start", "plays", "notes"})
-        if extra:
-            raise BalanceError(f"{path}: {where}: unknown key {extra[0]!r}; allowed: seat, start, plays, notes")
+        refuse_unknown(turn, {"seat", "start", "plays", "notes"}, f"{path}: {where}",
+                       "allowed: seat, start, plays, notes")
         answers(turn.get("start"), f"{where} (turn start)")
         step(m, SO_STEP_PLAYER_START, 0, fn, params, fn, params)
         check(f"{where} (turn start)")
@@ -350,19 +335,8 @@ def run_scenario(path: Path) -> list[dict]:
             pw = f"{where}, play {pi + 1}"
             if m[E.S_DONE]:
                 raise BalanceError(f"{path}: {pw}: the game is already over")
-            spec = {"card": play} if isinstance(play, (str, int)) else dict(play)
-            bad = sorted(set(spec) - {"card", "x", "answers", "notes"})
-            if bad:
-                raise BalanceError(f"{path}: {pw}: unknown key {bad[0]!r}; allowed: card, x, answers")
-            cid = tables.lookup(spec.get("card"), f"{path}: {pw}")
-            ls = next((i for i in range(E.SLOTS) if G._slot_card(m, i) == cid
-                       and m[E.SLOT0 + i * E.SLOT_W + E.L_ZONE] == E.Z_HAND), None)
-            if ls is None:
-                raise BalanceError(f"{path}: {pw}: you cannot use {tables.card_name(cid)}: it is not in the hand "
-                                   f"(or in front)")
-            if not (int(mask_of(m, 0)) >> ls) & 1:
-                raise BalanceError(f"{path}: {pw}: you cannot use {tables.card_name(cid)}: "
-                                   f"{G._why_not(tables, m, 0, ls)}")
+            spec, cid, ls = play_slot(tables, m, 0, play, f"{path}: {pw}", mask_of(m, 0), "you",
+                                      lambda ls: G._why_not(tables, m, 0, ls))
             if "x" in spec:
                 script.push(0, E.PH_X, int(spec["x"]))
             answers(spec.get("answers"), pw)
