@@ -1,13 +1,10 @@
-"""Strategy calls from the machine alone: the seats' strategies are installed as addresses in the machine.
+"""Strategy calls from the machine alone, through ``simulators.common.seats_nb`` (its call block at
+``enums.CALL_AT``), and the rose duel's recognition of its built-in strategies.
 
-The rose-duel kernels used to pass the strategies (a tuple of six first-class functions), their params
-(a 2-D array) and the machine as an array through every non-inlined call: ~40 argument words and four
-reference-count calls a call, on ~1,000 decisions a game. Instead ``install_nb`` writes, per seat, the
-address of the strategy's compiled function (its Numba-ABI entry, the one Numba itself calls for a
-first-class function) and of the seat's params row into the machine's call block (``enums.CALL_AT``), and
-``call_strategy_nb`` calls that address with the arrays rebuilt from the machine: the strategy gets the
-same ``(phase, m, seat, mask, params)`` as before (``m`` an unmanaged view of the whole machine, ``params``
-the seat's row), so every strategy, built-in or plugged in, sees and decides exactly what it did.
+``install_nb`` installs the seats' strategies and params rows (``seats_nb.install_nb``) and ``call_strategy_nb``
+calls a seat's strategy through its address (``seats_nb.call_nb``): the strategy gets the same
+``(phase, m, seat, mask, params)`` as a function call would give it (``m`` an unmanaged view of the whole
+machine, ``params`` the seat's row), so every strategy, built-in or plugged in, sees and decides exactly the same.
 
 The built-in ``random`` strategy (uniform over the legal choices) is defined here, as
 ``uniform_strategy_nb``: ``install_nb`` marks the seats that play it (``C_UNIFORM``) and ``rules_nb.ask_nb``
@@ -24,47 +21,36 @@ The addresses are valid while the strategies' dispatchers and the params array l
 installs them at its start from the arguments it was given (so the caller holds them for the call).
 """
 from numba import njit, types
-from numba.extending import intrinsic
 from numba.types import int64 as i8
 from numba.types import void
 
+from simulators.common import seats_nb
 from simulators.common.memory_nb import as_machine_nb
-from simulators.common.numba_compat import call_strategy_at as _call_nb
 from simulators.common.numba_compat import jit_address as jit_address_nb
 from simulators.common.rng_nb import rand_bit16_nb
 from simulators.common.strategy import STRATEGY_T
 from simulators.rose_duel.enums import (
-    C_AKIO_MODE, C_FN, C_HEUR, C_M_N, C_PAR, C_PAR_W, C_UNIFORM, FOCUS_MEMO_AT, FOCUS_MEMO_N, M_RNG, MAX_SEATS,
+    C_AKIO_MODE, C_HEUR, C_UNIFORM, CALL_AT, CALL_W, FOCUS_MEMO_AT, FOCUS_MEMO_N, M_RNG, MAX_SEATS,
 )
 from simulators.rose_duel.heuristic_nb import akio_nb, heuristic_nb
+
+assert CALL_W == seats_nb.block_words(MAX_SEATS)
 
 STRATS_T = types.UniTuple(STRATEGY_T, MAX_SEATS)  # the seats' strategies, as every entry point takes them
 PARAMS_T = types.float64[:, ::1]  # their params, a row a seat
 BUILTINS_T = types.UniTuple(STRATEGY_T, 3)  # (uniform, heuristic, akio): builtins()
 
 
-@intrinsic
-def _f8_ptr_nb(typingctx, addr):
-    """An integer address as a ``float64*``."""
-    if not isinstance(addr, types.Integer):
-        return None
-
-    def codegen(context, builder, sig, args):
-        return builder.inttoptr(args[0], context.get_value_type(types.CPointer(types.float64)))
-
-    return types.CPointer(types.float64)(addr), codegen
-
-
 @njit(cache=True, inline='always')
 def params_row_nb(m, seat):
-    """Seat ``seat``'s params row (``float64*``, the row a strategy called through its address gets)."""
-    return _f8_ptr_nb(m[C_PAR + seat])
+    """Seat ``seat``'s params row (the array a strategy called through its address gets)."""
+    return seats_nb.params_row_nb(m, CALL_AT, seat)
 
 
 @njit(cache=True, inline='always')
 def call_strategy_nb(m, seat, phase, mask):
     """Seat ``seat``'s (0..5) strategy's choice, from the addresses ``install_nb`` put in the machine."""
-    return _call_nb(m[C_FN + seat], phase, m, m[C_M_N], seat, mask, m[C_PAR + seat], m[C_PAR_W])
+    return seats_nb.call_nb(m, CALL_AT, seat, phase, mask)
 
 
 @njit(cache=True, inline='always')
@@ -82,20 +68,13 @@ def uniform_strategy_nb(phase, m, seat, mask, params):
 @njit(void(i8[::1], STRATS_T, PARAMS_T, i8, i8, i8), cache=True)
 def install_at_nb(machine, strats, params, uniform, heur, akio):
     """``install_nb`` with the built-ins' entry addresses given (``jit_address_nb``; 0: none is recognised)."""
-    n = machine.size
-    machine[C_M_N] = n
+    seats_nb.install_nb(machine, CALL_AT, strats, params)
     w = params.shape[1]
-    machine[C_PAR_W] = w
-    base = params.ctypes.data
     seats = 0
     hseats = 0
     aseats = 0
     for s in range(MAX_SEATS):
-        a = jit_address_nb(strats[s])
-        if a == 0:
-            raise ValueError("a rose-duel strategy must be a numba @njit function (it has no compiled entry)")
-        machine[C_FN + s] = a
-        machine[C_PAR + s] = base + s * w * 8
+        a = seats_nb.strategy_address_nb(machine, CALL_AT, s)
         if a == uniform:
             seats |= 1 << s
         elif (a == heur or a == akio) and w >= 12:  # (the heuristics read 12 params)

@@ -174,15 +174,13 @@ S_STATUS_DUE = AKIO_HAND + HAND_MAX  # seat bits: Stamina or Focus below maximum
 FIRST_USED = AKIO_HAND + HAND_MAX + 2
 STATE_END = FIRST_USED + MAX_KINDS
 
-# --- the call block (call_nb.install_nb, written by each entry point): per seat the address of its strategy's
-# compiled entry and of its params row, the params row width and the machine's length (strategies get the machine
-# and their params from these, so kernels pass the machine alone)
+# --- the call block (simulators.common.seats_nb, installed by each entry point: call_nb.install_nb): the machine's
+# length, the params rows' width, per seat the address of its strategy's compiled entry and of its params row
+# (strategies get the machine and their params from these, so kernels pass the machine alone); then the seats
+# the kernels decide inline
 CALL_AT = STATE_END
-C_FN = CALL_AT  # MAX_SEATS
-C_PAR = C_FN + MAX_SEATS  # MAX_SEATS
-C_PAR_W = C_PAR + MAX_SEATS
-C_M_N = C_PAR_W + 1
-C_UNIFORM = C_M_N + 1  # bit mask of the seats whose strategy is call_nb.uniform_strategy_nb (drawn inline)
+CALL_W = 2 + 2 * MAX_SEATS  # seats_nb.block_words(MAX_SEATS) (checked by call_nb; this module imports no numba)
+C_UNIFORM = CALL_AT + CALL_W  # bit mask of the seats whose strategy is call_nb.uniform_strategy_nb (drawn inline)
 C_HEUR = C_UNIFORM + 1  # bit mask of the seats playing heuristic_nb.heuristic_nb or akio_nb (decided inline)
 C_AKIO_MODE = C_HEUR + 1  # bit mask of the seats playing heuristic_nb.akio_nb
 CALL_END = C_AKIO_MODE + 1

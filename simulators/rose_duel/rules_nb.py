@@ -23,6 +23,7 @@ from numba.types import int64 as i8
 
 from simulators.common.memory_nb import MACHINE_PTR, as_machine_nb
 from simulators.common.numba_compat import first_use
+from simulators.common.seats_nb import legal_nb, lowest_choice_nb
 from simulators.common.rng_nb import (
     below_nb, cmov_nb, popcount_nb, rand_below_nb, rand_bit16_inline_nb, rand_bit16_nb, seed_nb, select_bit16_nb,
     set_stream_nb, trailing_zeros_nb, unit_float_nb, xoshiro_step_if_nb, xoshiro_step_nb,
@@ -295,12 +296,9 @@ def ask_other_nb(m, seat, phase, mask, decided, c):
         if seat >= HOUSE or seat < 0:
             return house_choice_nb(m, phase, mask)
         c = call_strategy_nb(m, seat, phase, mask)
-    if c < 0 or c > 62 or (mask >> c) & 1 == 0:
+    if not legal_nb(c, mask):
         illegal_nb(m, seat, phase, c)
-        low = mask & -mask
-        c = 0
-        while (low >> c) > 1:
-            c += 1
+        c = lowest_choice_nb(mask)
     return c
 
 
@@ -329,7 +327,7 @@ def ask_nb(m, seat, phase, mask):
         if decided:
             if c == PICK_DRAW:
                 c = rand_bit16_inline_nb(m, M_RNG, draw)
-            if c >= 0 and c <= 62 and (mask >> c) & 1:
+            if legal_nb(c, mask):
                 return c
     return ask_other_nb(m, seat, phase, mask, decided, c)
 

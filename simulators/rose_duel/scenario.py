@@ -10,6 +10,7 @@ from numba import njit
 
 from balance.errors import BalanceError
 from simulators.common.memory_nb import as_machine_nb
+from simulators.common.seats_nb import legal_nb
 from simulators.rose_duel import enums as E
 from simulators.rose_duel.schema import STATS
 
@@ -47,7 +48,7 @@ def script_nb(phase, m, seat, mask, params):
                     return i
         p[E.SCR_ERR] = 4
         return -1
-    if val < 0 or val > 62 or (mask >> val) & 1 == 0:
+    if not legal_nb(val, mask):
         p[E.SCR_ERR] = 4
         return -1
     return val
