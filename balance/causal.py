@@ -51,7 +51,7 @@ def card_values(spec: RunSpec, cards: list[int], deals: int = DEFAULT_DEALS, pro
     spec = replace(spec, swap_seats=False)
     base = Prepared(spec)
     mod = base.game.module
-    items = {i: (k, n) for i, k, n in mod.restrict_items(base.tables)["card"]}
+    items = {i: (k, n) for i, k, n in base.game.restrict_items(base.tables)["card"]}
     rotation = int(getattr(base, "rotation", 1))
     labels = mod.labels(base.tables)
     seats = int(labels.get("seats", 2))
@@ -63,7 +63,7 @@ def card_values(spec: RunSpec, cards: list[int], deals: int = DEFAULT_DEALS, pro
             p = Prepared(spec)
             per_seat = [{} for _ in range(seats)]
             per_seat[s] = {"card": [c]}
-            p.tables = mod.forbid(p.tables, per_seat)
+            p.tables = base.game.forbid(p.tables, per_seat)
             arms[c, s] = p
     step = max(1000, 20_000 // max(rotation, 1) * rotation)
     diff = {c: np.zeros(games) for c in cards}  # per game: mean over its seats of (restricted - unrestricted) wins

@@ -415,8 +415,6 @@ def _report(run_dir, out, min_effect=None, alpha=None, causal_deals=None, json_o
 def replay(ctx, game, index, run_dir, seed, setup, strategy, param, matchup, data, override, plugin, game_set,
            players):
     """Tell one game round by round (same seed and settings: the same game as in the run)."""
-    import inspect
-
     from click.core import ParameterSource
 
     from balance.runs import Prepared, manifest_rotation, read_manifest, run_spec
@@ -449,8 +447,7 @@ def replay(ctx, game, index, run_dir, seed, setup, strategy, param, matchup, dat
     kw = {}
     names = spec.strategies
     differ = len(set(names)) > 1 or prep.rotation > 1
-    takes_names = "names" in inspect.signature(mod.replay).parameters
-    if differ and prep.game.extra.get("rotate_strategies", True) and takes_names:
+    if differ and prep.game.rotate_strategies:
         # one label per seat: the strategy (with its slot when two slots share a name) that plays it
         seats = int(mod.labels(prep.tables).get("seats", 2))
         slots = [prep.seat_slot(index, s) for s in range(seats)]
@@ -474,10 +471,11 @@ def scenario(file):
         raise BalanceError(f"{file}: scenario file not found") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
         raise BalanceError(f"{file}: not valid TOML: {e}") from None
-    mod = registry.get_game(game).module
-    if not hasattr(mod, "run_scenario"):
-        raise BalanceError(f"{game} has no scenario runner")
-    for row in mod.run_scenario(Path(file)):
+    runner = registry.get_game(game).scenario
+    if runner is None:
+        with_runner = [g for g in registry.available_games() if registry.get_game(g).scenario is not None]
+        raise BalanceError(f"{file}: game {game!r} has no scenario runner; games with one: {', '.join(with_runner)}")
+    for row in runner(Path(file)):
         click.echo(json.dumps(row, ensure_ascii=False))
 
 
@@ -792,13 +790,14 @@ def _workers(workers):
 @click.argument("game")
 @click.option("--games", "n_games", default=None, type=int,
               help="deals to play, the clusters of the statistics (a deal is L games when the strategies rotate "
-                   "over the seats; default: the game's gate budget, DEFAULT_DEALS in balance/drift.py)")
+                   "over the seats; default: the game's gate budget, its GameSpec.drift_deals)")
 @_setup_options
 @click.option("--swap/--no-swap", default=None,
               help="play every deal in both seat orders (default: when the swapped deal is a new game)")
 @click.option("--workers", default=None, type=int, help="processes (default: all cores)")
 @click.option("--chunk-size", "chunk", default=None, type=int,
-              help="deals per task and per record digest (default 50,000; smaller spreads a small baseline over cores)")
+              help="deals per task and per record digest (default: the game's, GameSpec.drift_chunk; smaller spreads a "
+                   "small baseline over cores)")
 @click.option("--out", required=True, type=click.Path(dir_okay=False), help="baseline file, e.g. reports/baselines/NAME.json")
 def baseline(game, n_games, seed, setup, strategy, param, matchup, data, override, plugin, game_set, players, swap,
              workers, chunk, out):
@@ -820,7 +819,7 @@ def baseline(game, n_games, seed, setup, strategy, param, matchup, data, overrid
     _warm(spec)
     progress, close = _progress(spec.games, game)
     try:
-        doc = drift.make_baseline(spec, swap, workers, chunk=chunk or drift.DEFAULT_CHUNK, progress=progress)
+        doc = drift.make_baseline(spec, swap, workers, chunk=chunk or registry.get_game(game).drift_chunk, progress=progress)
     finally:
         close()
     # as drift.write_baseline, through the writer that saves the result elsewhere when the path fails after all

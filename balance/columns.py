@@ -135,7 +135,7 @@ def describe(game, labels: dict, dtype: np.dtype, strategies: list[str], params:
     seats = int(labels.get("seats", 2))
     aliases = dict(labels.get("column_aliases") or {})
     table = dict(GENERIC)
-    table.update(getattr(mod, "COLUMNS", {}) or {})
+    table.update(mod.COLUMNS)
     ft = labels.get("first_turn")
     cols = {}
     for name in dtype.names:

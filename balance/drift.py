@@ -44,7 +44,7 @@ character removed), or the reverse (one added), cannot be tested; it fails the g
 with ``--accept-change DIM:KEY`` (repeatable; glob patterns) or, for added rows, ``--accept-new-rows``.
 
 Each row's detectable shift (80% power at Holm's first step) is reported, and rows whose detectable
-shift exceeds the tolerance are marked. ``DEFAULT_DEALS`` sizes every game's budget so that the headline
+shift exceeds the tolerance are marked. ``GameSpec.drift_deals`` sizes every game's budget so that the headline
 rows (seat, turn order, character) have at most 5% false alarms and at least 80% power at 1 point,
 measured by ``tests/test_drift_soundness.py`` (docs/drift.md).
 
@@ -83,10 +83,6 @@ CONTINUITY = 0.5  # added to each count of the odds ratio (a row at 0 events has
 POWER = 0.8
 MIN_ROW_GAMES = 1000  # seat-games per run below which a row is not tested (normal approximation)
 MIN_EVENTS = 20  # wins and non-wins (both runs pooled) below which a row is not tested
-# deals per committed baseline: the headline rows detect a 1-point shift with >= 80% power even between
-# independent runs, and the three gates together run in about a minute on two cores (docs/drift.md)
-DEFAULT_DEALS = {"colosseum": 2_000_000, "blade_rondo": 200_000, "rose_duel": 150_000}
-FALLBACK_DEALS = 200_000
 
 
 # ----------------------------------------------------------------------------- running arms
@@ -321,7 +317,10 @@ def _row_table(dim: rows.Dim, s: dict) -> list[dict]:
 
 
 def default_deals(game: str) -> int:
-    return DEFAULT_DEALS.get(game, FALLBACK_DEALS)
+    """Deals per committed baseline: the game's ``GameSpec.drift_deals``, sized so that the headline rows detect a
+    1-point shift with >= 80% power even between independent runs, and the three gates together run in about a
+    minute on two cores (docs/drift.md)."""
+    return registry.get_game(game).drift_deals
 
 
 def make_baseline(spec: RunSpec, swap: bool | None = None, workers: int = 1, chunk: int = DEFAULT_CHUNK,

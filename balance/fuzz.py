@@ -105,13 +105,14 @@ def end_names_of(mod) -> list[str]:
     return list(enums.END_NAMES)
 
 
-def record_violations(game: str, recs: np.ndarray, tables, mod, n_strategies: int) -> list[str]:
-    """Invariants every game's record must satisfy whatever the data; one line per broken one."""
+def record_violations(game: registry.GameSpec, recs: np.ndarray, tables) -> list[str]:
+    """Invariants every record must satisfy whatever the data, one line per broken one: the generic ones (game
+    order, winner, end reason, the cap) for every game, then the game's own (``GameSpec.record_invariants``)."""
+    mod = game.module
     out = []
-    names = recs.dtype.names
     end_names = end_names_of(mod)
     cap = int(mod.max_rounds(tables))
-    seats = 6 if game == "rose_duel" else 2
+    seats = game.max_strategies
 
     def bad(mask, what):
         idx = np.nonzero(mask)[0]
@@ -129,33 +130,8 @@ def record_violations(game: str, recs: np.ndarray, tables, mod, n_strategies: in
         t = recs["end_reason"] == end_names.index("timeout")
         bad(t & (recs["winner"] != -1), "a timeout with a winner")
         bad(~t & (recs["rounds"] > cap), "a game past the cap that is not a timeout")
-    if game == "colosseum":
-        hp = np.array([c["hp"] for c in tables.data.files["characters"].values()])
-        for s in range(2):
-            h = recs[f"hp{s}"]
-            bad((h < 0) | (h > hp[recs[f"char{s}"]]), f"seat {s}: HP outside 0..starting HP")
-            bad(recs[f"sealed{s}"] & ~recs[f"used{s}"] != 0, f"seat {s}: a card sealed that was never played")
-            for c in ("dmg", "hits", "od_acts", "od_fails", "ta_rounds"):
-                bad(recs[f"{c}{s}"] < 0, f"seat {s}: negative {c} (a counter overflowing its record column?)")
-        bad(recs["char0"] == recs["char1"], "a mirror match")
-        ko = recs["end_reason"] == end_names.index("ko")
-        w = recs["winner"]
-        bad(ko & (w == 0) & ((recs["hp1"] != 0) | (recs["hp0"] <= 0)), "a KO win without the loser at 0 HP")
-        bad(ko & (w == 1) & ((recs["hp0"] != 0) | (recs["hp1"] <= 0)), "a KO win without the loser at 0 HP")
-        dko = recs["end_reason"] == end_names.index("double_ko")
-        bad(dko & ((recs["hp0"] != 0) | (recs["hp1"] != 0)), "a double KO with HP left")
-    elif game == "rose_duel":
-        n = recs["n_players"]
-        bad((n < 2) | (n > 6), "player count outside 2..6")
-        bad((recs["winner"] >= n), "a winner who is not a player")
-        for s in range(6):
-            on = s < n
-            bad(on & (recs[f"nobility{s}"] < 0), f"seat {s}: negative Nobility")
-            bad(on & (recs[f"goals{s}"] < 0), f"seat {s}: negative goal count")
-    elif "life0" in names:  # Blade Rondo and its solo modes
-        for s in range(2):
-            if f"dup{s}" in names and f"hand{s}" in names:
-                bad(recs[f"dup{s}"] & ~recs[f"hand{s}"] != 0, f"seat {s}: a duplicate of a card not in the hand")
+    for mask, what in (game.record_invariants(recs, tables) if game.record_invariants else ()):
+        bad(mask, what)
     return out
 
 
@@ -179,19 +155,6 @@ class FuzzResult:
         return not self.failures
 
 
-def _checked(game: str):
-    if game == "colosseum":
-        from simulators.colosseum import checked_nb
-        return checked_nb
-    if game == "rose_duel":
-        from simulators.rose_duel import checked_nb
-        return checked_nb
-    if game == "blade_rondo":
-        from simulators.blade_rondo import checked_nb
-        return checked_nb
-    return None
-
-
 def fuzz(game: str, games: int, seed: int = 1, per_variant: int = 500, rate: float = 0.25, progress=None,
          log=None, strategies: list[str] | None = None) -> FuzzResult:
     """Play ``games`` games over random valid data variants of ``per_variant`` games each; the seats'
@@ -208,21 +171,22 @@ def fuzz(game: str, games: int, seed: int = 1, per_variant: int = 500, rate: flo
     res = FuzzResult(game=game)
     t0 = time.perf_counter()
     names = sorted(strategies or registry.strategies_for(game))
-    seats = int(spec.extra.get("max_strategies", 2))
-    checked = _checked(game)
+    seats = spec.max_strategies
+    checked = spec.checked_build()
+    ref = spec.reference
     done = 0
     while done < games:
         n = min(per_variant, games - done)
         edits, refused = random_overrides(mod, rng, rate)
         res.refused_draws += refused
         strategies = [names[int(rng.integers(len(names)))] for _ in range(seats)]
-        if game == "colosseum" and res.variants % 2 == 0:
-            strategies = ["random", "random"]  # every other variant: random play, replayed by the reference engine
+        if ref is not None and ref.fuzz_strategies and res.variants % 2 == 0:
+            strategies = list(ref.fuzz_strategies)  # every other variant: what the reference engine can replay
         setup = list(spec.setups)[int(rng.integers(len(spec.setups)))]
-        options = {"players": str(int(rng.integers(2, 7)))} if game == "rose_duel" else {}
+        options = spec.fuzz_options(rng) if spec.fuzz_options else {}
         run_seed = int(rng.integers(1 << 31))
         tag = (f"variant {res.variants} (--seed {run_seed} --setup {setup} "
-               f"{' '.join('--strategy ' + s for s in strategies)}{' --players ' + options['players'] if options else ''}"
+               f"{' '.join('--strategy ' + s for s in strategies)}{''.join(f' --set {k}={v}' for k, v in options.items())}"
                f"{''.join(' --override ' + e for e in edits)})")
         res.variants += 1
         try:
@@ -249,7 +213,7 @@ def fuzz(game: str, games: int, seed: int = 1, per_variant: int = 500, rate: flo
             res.end_counts[name] = res.end_counts.get(name, 0) + int(cnt)
         if "timeout" in ends:
             res.timeouts += int((recs["end_reason"] == ends.index("timeout")).sum())
-        for line in record_violations(game, recs, prep.tables, mod, len(strategies)):
+        for line in record_violations(spec, recs, prep.tables):
             res.failures.append(f"{line} in {tag}")
         if checked is not None:
             try:
@@ -266,15 +230,13 @@ def fuzz(game: str, games: int, seed: int = 1, per_variant: int = 500, rate: flo
                 same = ((rows[:, 2] == recs["winner"]) & (rows[:, 3] == recs["end_reason"])).all()
                 if not same:
                     res.failures.append(f"the checked build ended games differently from the default kernels in {tag}")
-        if game == "colosseum" and strategies == ["random", "random"] and not prep.settings.get("matchup"):
-            from simulators.colosseum import reference
-
-            ref = reference.simulate(prep.data, prep.key, 0, n, setup)
-            diff = np.nonzero(ref != recs)[0]
+        ref_recs = ref.fuzz(prep, n) if ref is not None and ref.fuzz is not None else None
+        if ref_recs is not None:
+            diff = np.nonzero(ref_recs != recs)[0]
             res.reference_games += n
             if len(diff):
                 i = diff[0]
-                cols = [f for f in recs.dtype.names if ref[i][f] != recs[i][f]]
+                cols = [f for f in recs.dtype.names if ref_recs[i][f] != recs[i][f]]
                 res.failures.append(f"reference engine disagrees in {len(diff)} games, first game {i} "
                                     f"({', '.join(cols)}) in {tag}")
         if progress:
@@ -371,7 +333,7 @@ def format_result(res: FuzzResult) -> list[str]:
              f"({res.refused_draws} data draws refused by the game's rules and redrawn)",
              f"  ends: {ends or '-'}; timeouts (turn cap) {res.timeouts:,}",
              f"  checked build (invariants after every round/turn): {res.checked_games:,} games"
-             + ("" if _checked(res.game) else " (no checked build for this game: record invariants only)"),
+             + ("" if registry.get_game(res.game).checked else " (no checked build for this game: record invariants only)"),
              ]
     if res.reference_games:
         lines.append(f"  reference engine (plain Python): {res.reference_games:,} games compared record for record")

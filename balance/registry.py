@@ -9,13 +9,17 @@ editing the toolkit.
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from importlib.metadata import entry_points
 from typing import Any, Callable
 
 import numpy as np
 
 from balance.errors import BalanceError
+from balance.protocol import GameSpec, missing_members
+
+__all__ = ["GameSpec", "Strategy", "register_game", "register_strategy", "get_game", "get_strategy",
+           "strategies_for", "available_games", "load_plugin"]
 
 _GAMES: dict[str, "GameSpec"] = {}
 _STRATEGIES: dict[str, dict[str, "Strategy"]] = {}
@@ -51,21 +55,13 @@ class Strategy:
         return p
 
 
-@dataclass
-class GameSpec:
-    """What the toolkit needs to know about one game; see ``simulators/<game>/game.py``."""
-
-    name: str
-    version: str
-    title: str
-    description: str
-    setups: dict[str, str]
-    default_setup: str
-    module: Any  # the game's game.py module: load_data, build_tables, simulate_chunk, ...
-    extra: dict[str, Any] = field(default_factory=dict)
-
-
 def register_game(spec: GameSpec) -> None:
+    """Register a game (``register_game(game.SPEC)`` in its package's ``__init__``); a module that does not
+    implement :class:`balance.protocol.GameModule` is refused, naming what it lacks."""
+    missing = missing_members(spec.module)
+    if missing:
+        raise BalanceError(f"game {spec.name!r}: its module {getattr(spec.module, '__name__', spec.module)} lacks "
+                           f"{', '.join(missing)} (the game protocol, balance/protocol.py)")
     _GAMES[spec.name] = spec
     _STRATEGIES.setdefault(spec.name, {})
 

@@ -29,6 +29,7 @@ from multiprocessing import get_context
 
 import numpy as np
 
+from balance import registry
 from balance.errors import BalanceError
 from balance.runs import Prepared, RunSpec
 from balance.stats import Z95, wilson
@@ -37,12 +38,12 @@ KINDS = ("card", "overdrive", "character")
 TASK = 20_000  # deals per task
 
 
-def resolve(game: str, tables, mod, items: dict[str, list[str]]) -> dict[str, list[tuple[int, str, str]]]:
+def resolve(game: registry.GameSpec, tables, items: dict[str, list[str]]) -> dict[str, list[tuple[int, str, str]]]:
     """Names (key, name or number, case-insensitive) to (index, key, name) per kind; a bad name is one
     error line listing the valid names."""
-    if not hasattr(mod, "restrict_items"):
-        raise BalanceError(f"{game} does not support restricted play")
-    avail = mod.restrict_items(tables)
+    if not game.restricted_play:
+        raise BalanceError(f"{game.name} does not support restricted play")
+    avail = game.restrict_items(tables)
     out = {}
     for kind, names in items.items():
         if not names:
@@ -184,13 +185,12 @@ def _n_seats(rec: np.ndarray) -> np.ndarray:
 
 def _init(spec: dict, forbidden: dict, max_seats: int) -> None:
     base = Prepared(RunSpec(**spec))
-    mod = base.game.module
     arms = []
     for s in range(max_seats):
         p = Prepared(RunSpec(**spec))
         per_seat = [{} for _ in range(max_seats)]
         per_seat[s] = {k: [i for i, _, _ in v] for k, v in forbidden.items()}
-        p.tables = mod.forbid(p.tables, per_seat)
+        p.tables = base.game.forbid(p.tables, per_seat)
         arms.append(p)
     _W.update(base=base, arms=arms, forbidden=forbidden)
 
@@ -221,14 +221,13 @@ def restrict(spec: RunSpec, items: dict[str, list[str]], workers: int = 1, progr
     t0 = time.perf_counter()
     spec = spec.normalised()
     prep = Prepared(spec)
-    mod = prep.game.module
-    forbidden = resolve(spec.game, prep.tables, mod, items)
+    forbidden = resolve(prep.game, prep.tables, items)
     notes = []
     if forbidden.get("character") and spec.matchup:
         raise BalanceError("--character with --matchup: the matchup pins both characters, nothing to forbid")
     if forbidden.get("overdrive") and prep.settings.get("overdrives"):
         raise BalanceError("--overdrive with pinned Overdrives: nothing to forbid")
-    max_seats = _max_seats(mod, prep.tables)
+    max_seats = _max_seats(prep.game.module, prep.tables)
     plan = [(s, min(TASK, spec.games - s)) for s in range(0, spec.games, TASK)]
     sd = asdict(replace(spec, swap_seats=False))
     results = {}

@@ -17,7 +17,7 @@ there. Game ``g`` is deal ``d = g // L`` (the deal's seed is ``d``) in rotation 
 ``s`` plays slot ``(s + r) % L``; the records' ``strategy<s>`` columns name the slot actually played. The
 ``L`` games of a deal share their deal, so they are not independent: the unit for statistics (a cluster)
 is ``cluster = game // rotation``. With one strategy on every seat (and in the solo games, whose
-GameSpec.extra has ``rotate_strategies: False``) ``rotation`` is 1 and game ``g`` is deal ``g``, as in
+GameSpec has ``rotate_strategies=False``) ``rotation`` is 1 and game ``g`` is deal ``g``, as in
 runs made before rotation (manifests without ``rotation`` read as 1: :func:`manifest_rotation`).
 
 Executors: ``local`` (default) runs chunks in a pool of worker processes on this
@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import datetime as _dt
 import hashlib
-import inspect
 import io
 import json
 import os
@@ -115,7 +114,7 @@ class RunSpec:
         if len(strategies) == 1:
             strategies = strategies * 2
         spec = registry.get_game(self.game)
-        most = int(spec.extra.get("max_strategies", 2))
+        most = spec.max_strategies
         if not 2 <= len(strategies) <= most:
             raise BalanceError(f"--strategy takes one name (every seat) or one per seat (up to {most}); "
                                f"got {len(strategies)}")
@@ -143,12 +142,8 @@ def whole_number(value, option: str) -> int:
 
 
 def game_options(game: registry.GameSpec) -> tuple[str, ...]:
-    """The option keys a game takes (``--set KEY=VALUE``, ``--players N``): ``GameSpec.extra["options"]``, else the
-    game module's ``OPTIONS`` or ``SETTINGS_KEYS``; a game that declares none takes none."""
-    keys = game.extra.get("options")
-    if keys is None:
-        keys = getattr(game.module, "OPTIONS", None) or getattr(game.module, "SETTINGS_KEYS", None) or ()
-    return tuple(keys)
+    """The option keys a game takes (``--set KEY=VALUE``, ``--players N``): ``GameSpec.options``."""
+    return tuple(game.options)
 
 
 def check_game_options(game: registry.GameSpec, options: dict) -> None:
@@ -204,13 +199,12 @@ class Prepared:
         self.rotation = int(rotation)
         self._buf = None  # the records buffer of chunk(reuse=True)
         self._rot_bufs: dict[int, np.ndarray] = {}  # per rotation: the deals' records (chunk(reuse=True))
-        self._can_reuse = "out" in inspect.signature(mod.simulate_chunk).parameters
 
     def auto_rotation(self) -> int:
         """The number of strategy slots when they differ (by name or resolved params), else 1; always 1 for a
-        game that plays the strategies its own way (``GameSpec.extra["rotate_strategies"]`` False: the solo
+        game that plays the strategies its own way (``GameSpec.rotate_strategies`` False: the solo
         games alternate their two strategies game by game)."""
-        if not self.game.extra.get("rotate_strategies", True) or len(self.strategies) < 2:
+        if not self.game.rotate_strategies or len(self.strategies) < 2:
             return 1
         first, p0 = self.strategies[0].name, self.params[0]
         same = all(s.name == first and np.array_equal(p, p0) for s, p in zip(self.strategies, self.params))
@@ -269,11 +263,11 @@ class Prepared:
         into the kept buffer (``slot`` None: the chunk's own, else rotation ``slot``'s)."""
         buf = self._buf if slot is None else self._rot_bufs.get(slot)
         out = None
-        if reuse and self._can_reuse and buf is not None and len(buf) >= count:
+        if reuse and buf is not None and len(buf) >= count:
             out = buf[:count]
         recs = self.game.module.simulate_chunk(self.tables, self.settings, start, count, self.key, strategies,
-                                               params, **({} if out is None else {"out": out}))
-        if reuse and self._can_reuse and out is None:
+                                               params, out=out)
+        if reuse and out is None:
             if slot is None:
                 self._buf = recs
             else:
@@ -751,17 +745,13 @@ def _worker_chunk(run_dir: str, idx: int, start: int, count: int) -> tuple[int, 
 
 # ----------------------------------------------------------------------------- compiling the kernels
 COMPILE_NOTICE_AFTER = 1.5  # seconds: loading a game's kernels from the cache takes ~1-2 s, compiling them 10-120 s
-# The cold compile (empty cache: importing the strategies, which compiles them, and the first game of the default
-# strategy), measured on a 2-core Xeon host at load 2-5 (2026-12-01): colosseum 10 s (greedy 20 s), blade_rondo
-# 14 s (planner 29 s), blade_rondo_maria 52 s, blade_rondo_campaign 60 s, rose_duel 113 s (~50 s idle, README
-# "Performance"): the notice's expected time, rounded. Each further strategy compiles its own entry points once.
-COMPILE_SECONDS = {"colosseum": 20, "blade_rondo": 30, "blade_rondo_maria": 50, "blade_rondo_campaign": 60,
-                   "rose_duel": 90}
+# The notice's expected time is the game's ``GameSpec.compile_seconds`` (its cold compile, measured on two cores;
+# docs/performance.md). Each further strategy compiles its own entry points once.
 
 
 def compile_notice(game: str, strategies) -> str:
     """The one line shown while a game's kernels compile (the first run of this code on this machine)."""
-    secs = COMPILE_SECONDS.get(game)
+    secs = registry.get_game(game).compile_seconds
     names = "/".join(dict.fromkeys(strategies or ["random"]))
     expect = f"about {secs} s" if secs else "up to about two minutes"
     return (f"compiling the {game} kernels for {names} (the first run of this code: {expect}, more on a busy "

@@ -70,19 +70,11 @@ def setup_settings(spec) -> dict:
             "swap_seats": bool(spec.swap_seats)}
 
 
-def card_pool(game: str, mod, tables, spec) -> set[int] | None:
-    """The cards a run's setup can deal (Blade Rondo: the setup's card lists, ``setup_table``: ``nt`` holds the
+def card_pool(game, tables, spec) -> set[int] | None:
+    """The cards a run's setup can deal (the game's ``GameSpec.setup_cards``: Blade Rondo's ``nt`` holds the
     Night Theater's No.21-40, a custom run its two hands), or None when every card of the game can appear (a
     report then keeps every named card)."""
-    if game != "blade_rondo" or not hasattr(mod, "setup_table"):
-        return None
-    from simulators.blade_rondo import enums as E
-
-    t = mod.setup_table(tables, setup_settings(spec))
-    out = set()
-    for n_at, at in ((E.SU_N0, E.SU_LIST0), (E.SU_N1, E.SU_LIST1)):
-        out |= {int(c) for c in t[at:at + int(t[n_at])]}
-    return out - {0}
+    return None if game.setup_cards is None else game.setup_cards(tables, setup_settings(spec))
 
 
 def _records(run_dir: Path, games: int, cols: list[str]) -> pl.DataFrame:
@@ -212,20 +204,20 @@ def _run_games(run_dir: Path) -> int:
     return int(aggregate.scan(run_dir).select(pl.len()).collect().item())
 
 
-DRAFTS = {"colosseum": colosseum_draft, "blade_rondo": blade_rondo_draft}
-
-
 def draft_rates(run_dir: Path, games: int = DEFAULT_GAMES) -> DraftRates | None:
     """The pick (and ban) rates of a run's draft, from its first ``games`` games' setups re-dealt (see the module
     docstring), or None when the run's setup has no draft (or ``games`` is 0)."""
     from balance import registry
     from balance.runs import manifest_rotation, read_manifest, run_spec
 
+    from balance.protocol import load_attr
+
     run_dir = Path(run_dir)
     man = read_manifest(run_dir)
-    fn = DRAFTS.get(man["game"])
-    if fn is None or games <= 0:
+    where = registry.get_game(man["game"]).draft  # the game names its draft function (GameSpec.draft)
+    if where is None or games <= 0:
         return None
+    fn = load_attr(where)
     spec = run_spec(run_dir, man)
     for mod in spec.plugins:
         registry.load_plugin(mod)

@@ -72,21 +72,12 @@ def _p(p: float) -> str:
 
 def game_parts(game: str):
     """A game's own report parts ``(run_dir, tables, frames, spec) -> dict`` (figures, sections, findings,
-    summary, tables), or None. The reports know the games, not the other way round: a game module never
-    imports the reports (one direction of layers: core <- games <- reports <- CLI)."""
-    if game == "rose_duel":
-        from reports.rose_duel import report_sections
+    summary, tables), or None: its ``GameSpec.report_parts``, imported here. A game names its parts and never
+    imports them (one direction of layers: core <- games <- reports <- CLI)."""
+    from balance.protocol import load_attr
 
-        return report_sections
-    if game == "blade_rondo_maria":
-        from reports.blade_rondo_solo import maria_report
-
-        return maria_report
-    if game == "blade_rondo_campaign":
-        from reports.blade_rondo_solo import campaign_report
-
-        return campaign_report
-    return None
+    where = registry.get_game(game).report_parts
+    return load_attr(where) if where else None
 
 
 def _by_dimension(rows: list) -> str:
@@ -213,7 +204,6 @@ def _matchup_split_table(t: dict[str, pl.DataFrame], csv=None) -> str:
                       csv=csv("matchup", m) if csv else None)
 
 
-LENGTH_UNIT = {"colosseum": "rounds"}  # what a game's length counts (labels' "length_unit" wins); else turns
 
 
 def _with_edge(df: pl.DataFrame) -> pl.DataFrame:
@@ -286,7 +276,7 @@ def build(run_dir: Path, out_dir: Path | None = None, log=print, min_effect: flo
     solo = "solo_clear" in t
     tests, frames = ([], {}) if solo else evidence.run_tests(run_dir, labels, spec, mod, rotation)
     card_causal = None
-    if card_values is not None and "card" in t and not solo and hasattr(mod, "restrict_items"):
+    if card_values is not None and "card" in t and not solo and game.restricted_play:
         picks = rank_cards(t["card"])
         if picks:
             card_causal = card_values(picks)
@@ -297,11 +287,11 @@ def build(run_dir: Path, out_dir: Path | None = None, log=print, min_effect: flo
             tests += mg.tests()  # strict dominance, tested; a stable equilibrium is described, not claimed
     assessment = findings.assess(tests, min_effect, alpha, text=evidence.sentence)
 
-    pool = drafts.card_pool(man["game"], mod, tables, spec)  # the setup's cards (Blade Rondo's nt: No.21-40)
+    pool = drafts.card_pool(game, tables, spec)  # the setup's cards (Blade Rondo's nt: No.21-40)
     if "card" in t:  # named cards of the setup only, most played first
         t["card"] = aggregate.card_view(t["card"], pool)
     draft = None if solo else drafts.draft_rates(run_dir, drafts.DEFAULT_GAMES)
-    unit = labels.get("length_unit") or LENGTH_UNIT.get(man["game"], "turns")
+    unit = labels.get("length_unit") or game.length_unit
     seats = int(labels.get("seats", 2))
     fair_words = (f"(1 - its draw rate) / {seats}" if seats == 2 and not solo else
                   "its decisive games shared by the players of each game (a quarter of them in a four-player game)")

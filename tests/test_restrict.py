@@ -184,7 +184,7 @@ def test_rotated_strategies_take_the_deal_as_the_unit(monkeypatch):
     # the same experiment by hand from the chunks: base and seat-0-restricted winners, clustered by deal
     p = Prepared(RunSpec(game="colosseum", games=801, seed=11, strategies=["greedy", "random"]).normalised())
     base = p.chunk(0, 801)
-    cards = [i for i, _, _ in R.resolve("colosseum", p.tables, p.game.module, {"card": ["overdrive"]})["card"]]
+    cards = [i for i, _, _ in R.resolve(p.game, p.tables, {"card": ["overdrive"]})["card"]]
     p.tables = p.game.module.forbid(p.tables, [{"card": cards}, {}])
     r0 = p.chunk(0, 801)
     d = (r0["winner"] == 0).astype(float) - (base["winner"] == 0).astype(float)

@@ -1,35 +1,21 @@
 """Blade Rondo (base set, Night Theater, Grim Garden): see :mod:`simulators.blade_rondo.game`; the solo modes
 are games of their own (:mod:`simulators.blade_rondo.maria`, :mod:`simulators.blade_rondo.campaign`)."""
-from balance.registry import GameSpec, register_game
+from balance.protocol import GameSpec
+from balance.registry import register_game
 from simulators.blade_rondo import campaign, game, maria
 
-register_game(GameSpec(
-    name=game.NAME,
-    version=game.VERSION,
-    title="Blade Rondo (base set, Night Theater, Grim Garden)",
-    description="two-player duel of 7 swords, breathing techniques, Voltage, Day/Night, responses and subordinates",
-    setups=game.SETUPS,
-    default_setup=game.DEFAULT_SETUP,
-    module=game,
-    extra={"options": game.SETTINGS_KEYS},
-))
-register_game(GameSpec(
-    name=maria.NAME,
-    version=maria.VERSION,
-    title="Blade Rondo solo: Maria, The Apostle of Roses (Night Theater)",
-    description="you (second, 7 swords) against Maria's scripted deck, Action List and Response List",
-    setups=maria.SETUPS,
-    default_setup=maria.DEFAULT_SETUP,
-    module=maria,
-    extra={"options": maria.SETTINGS_KEYS, "rotate_strategies": False},  # its two strategies alternate by game
-))
-register_game(GameSpec(
-    name=campaign.NAME,
-    version=campaign.VERSION,
-    title="Blade Rondo solo: Swords of the Witch, the Idea campaign (Grim Garden)",
-    description="five battles against scripted Ideas (LEVEL 1, 1, 2, 2, 3) with rewards, amulets and Afterglows",
-    setups=campaign.SETUPS,
-    default_setup=campaign.DEFAULT_SETUP,
-    module=campaign,
-    extra={"options": campaign.SETTINGS_KEYS, "rotate_strategies": False},  # its two strategies alternate by game
-))
+# the solo games play their two player strategies on alternate games (no rotation over the seats)
+_SOLO = dict(rotate_strategies=False, scenario=None, record_invariants=game.record_invariants,
+             checked=None, report_parts=None)
+
+register_game(game.SPEC)
+register_game(GameSpec.of(
+    maria, "Blade Rondo solo: Maria, The Apostle of Roses (Night Theater)",
+    "you (second, 7 swords) against Maria's scripted deck, Action List and Response List",
+    **{**_SOLO, "options": maria.SETTINGS_KEYS, "compile_seconds": 50, "scenario": maria.run_scenario,
+       "report_parts": "reports.blade_rondo_solo:maria_report"}))
+register_game(GameSpec.of(
+    campaign, "Blade Rondo solo: Swords of the Witch, the Idea campaign (Grim Garden)",
+    "five battles against scripted Ideas (LEVEL 1, 1, 2, 2, 3) with rewards, amulets and Afterglows",
+    **{**_SOLO, "options": campaign.SETTINGS_KEYS, "compile_seconds": 60, "scenario": campaign.run_scenario,
+       "report_parts": "reports.blade_rondo_solo:campaign_report"}))

@@ -32,6 +32,7 @@ VERSION = "1"
 SETUPS = solo.CAMPAIGN_SETUPS
 DEFAULT_SETUP = "campaign"
 SETTINGS_KEYS = solo.CAMPAIGN_KEYS
+DATA_DIR = solo.G.DATA_DIR  # the two-player data folder, which holds the solo files too
 load_data = solo.load_data
 check_settings = solo.check_settings
 simulate_chunk = solo.simulate_chunk

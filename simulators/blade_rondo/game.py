@@ -79,6 +79,7 @@ keeps 7 of the 35 the opponent hands over).
 from __future__ import annotations
 
 import json
+import sys
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -88,6 +89,7 @@ import numpy as np
 
 from balance.data import GameData, load_game_data
 from balance.errors import BalanceError, DataError
+from balance.protocol import GameSpec
 from simulators.blade_rondo import enums as E
 from simulators.blade_rondo.schema import CARD_FILES, SCHEMAS
 
@@ -1347,3 +1349,29 @@ def _apply_start(tables: Tables, m: np.ndarray, st: dict, path: Path, place_fn) 
 
 def to_json_lines(rows: list[dict]) -> str:
     return "\n".join(json.dumps(r, ensure_ascii=False) for r in rows)
+
+
+# ----------------------------------------------------------------------------- the game protocol (balance/protocol.py)
+def record_invariants(recs: np.ndarray, tables: Tables) -> list[tuple[np.ndarray, str]]:
+    """What Blade Rondo's records (two-player and solo) must satisfy whatever the data (the fuzz checks them)."""
+    names = recs.dtype.names
+    return [(recs[f"dup{s}"] & ~recs[f"hand{s}"] != 0, f"seat {s}: a duplicate of a card not in the hand")
+            for s in range(2) if f"dup{s}" in names and f"hand{s}" in names]
+
+
+def setup_cards(tables: Tables, settings: dict) -> set[int]:
+    """The cards a run's setup can deal (the setup's card lists: ``nt`` holds the Night Theater's No.21-40, a
+    custom run its two hands), for the draft tables."""
+    t = setup_table(tables, settings)
+    out: set[int] = set()
+    for n_at, at in ((E.SU_N0, E.SU_LIST0), (E.SU_N1, E.SU_LIST1)):
+        out |= {int(c) for c in t[at:at + int(t[n_at])]}
+    return out - {0}
+
+
+SPEC = GameSpec.of(
+    sys.modules[__name__], "Blade Rondo (base set, Night Theater, Grim Garden)",
+    "two-player duel of 7 swords, breathing techniques, Voltage, Day/Night, responses and subordinates",
+    options=SETTINGS_KEYS, compile_seconds=30, drift_deals=200_000, scenario=run_scenario,
+    restrict_items=restrict_items, forbid=forbid, setup_cards=setup_cards, checked="simulators.blade_rondo.checked_nb",
+    record_invariants=record_invariants, draft="reports.drafts:blade_rondo_draft")

@@ -457,13 +457,17 @@ def check_strategies(strategies) -> None:
 
 
 def simulate_chunk(tables, settings: dict, start: int, count: int, key: np.ndarray, strategies, params,
-                   machine: np.ndarray | None = None) -> np.ndarray:
-    """Games ``start .. start+count-1`` (game ``g`` played by the run's strategy ``g % 2``)."""
+                   machine: np.ndarray | None = None, out: np.ndarray | None = None) -> np.ndarray:
+    """Games ``start .. start+count-1`` (game ``g`` played by the run's strategy ``g % 2``); ``out``: a records
+    buffer of a previous call to write into (cleared first: the kernels leave some columns unwritten)."""
     from simulators.blade_rondo.solo_nb import campaign_chunk_nb, maria_chunk_nb, solo_hook_address
 
     check_strategies(strategies)
     rec = E.maria_dt if tables.mode == MARIA else E.campaign_dt
-    out = np.zeros(count, dtype=rec)
+    if out is None or out.dtype != rec or len(out) != count:
+        out = np.zeros(count, dtype=rec)
+    else:
+        out[...] = 0
     m = machine if machine is not None else new_machine(tables, settings)
     m[E.M_RANDOM_FN] = G.random_fn_word()
     m[E.M_SOLO_FN] = solo_hook_address()
@@ -563,16 +567,19 @@ def describer(tables, names=("P1", "P2")):
     return tell
 
 
-def replay(tables, settings: dict, key: np.ndarray, game: int, strategies, params) -> list[str]:
-    """Game ``game`` of a run, told turn by turn (re-simulated with a trace: the same game)."""
+def replay(tables, settings: dict, key: np.ndarray, game: int, strategies, params,
+           names: list[str] | None = None) -> list[str]:
+    """Game ``game`` of a run, told turn by turn (re-simulated with a trace: the same game); ``names``: the two
+    sides' labels (the player's is used: default You; the scripted side keeps its name)."""
     n_turns = max_rounds(tables) * (5 if tables.mode == CAMPAIGN else 1)
     m = new_machine(tables, settings, trace_rows=400 * (n_turns + 2))
     rec = simulate_chunk(tables, settings, game, 1, key, strategies, params, machine=m)[0]
-    names = ("You", "Maria" if tables.mode == MARIA else "Idea")
+    player = names[0] if names else "You"  # (names[1] stays the scripted side's own name)
+    names = (player, "Maria" if tables.mode == MARIA else "Idea")
     lines = ["Setup:"]
     last = None
     for turn, txt in G.describe_events(tables, m, names, extra=describer(tables, names)):
-        if txt.startswith(("You's turn", "Maria's turn", "the Idea's turn", "battle ")) and (turn, txt) != last:
+        if txt.startswith((f"{player}'s turn", "Maria's turn", "the Idea's turn", "battle ")) and (turn, txt) != last:
             if txt.startswith("battle "):
                 lines.append(txt[0].upper() + txt[1:] + ":")
                 last = (turn, txt)
@@ -586,7 +593,8 @@ def replay(tables, settings: dict, key: np.ndarray, game: int, strategies, param
                      f"(life {rec['life0']} : {rec['life1']})")
     else:
         res = "cleared" if rec["winner"] == 0 else f"lost in battle {rec['lost_battle']}"
-        lines.append(f"Result: {res}; {rec['battles_won']} battles won, {rec['turns_total']} turns")
+        lines.append(f"Result: {res}; {rec['battles_won']} battles won, {rec['turns_total']} turns in all, "
+                     f"{rec['rounds']} turns in the last battle")
     return lines
 
 

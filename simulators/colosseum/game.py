@@ -28,6 +28,7 @@ Setups: ``random`` (characters dealt at random), ``draft`` (3 dealt each, pick 1
 from __future__ import annotations
 
 import json
+import sys
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +38,7 @@ import numpy as np
 
 from balance.data import GameData, load_game_data
 from balance.errors import BalanceError, DataError
+from balance.protocol import GameSpec, Reference
 from simulators.colosseum import enums as E
 from simulators.colosseum.schema import DIES, DISTANCES, SCHEMAS
 
@@ -603,3 +605,53 @@ def replay(tables: Tables, settings: dict, key: np.ndarray, game: int, strategie
 
 def to_json_lines(rows: list[dict]) -> str:
     return "\n".join(json.dumps(r, ensure_ascii=False) for r in rows)
+
+
+# ----------------------------------------------------------------------------- the game protocol (balance/protocol.py)
+def record_invariants(recs: np.ndarray, tables: Tables) -> list[tuple[np.ndarray, str]]:
+    """What Colosseum's records must satisfy whatever the data (the fuzz checks them on every variant)."""
+    hp = np.array([c["hp"] for c in tables.data.files["characters"].values()])
+    out = []
+    for s in range(2):
+        h = recs[f"hp{s}"]
+        out.append(((h < 0) | (h > hp[recs[f"char{s}"]]), f"seat {s}: HP outside 0..starting HP"))
+        out.append((recs[f"sealed{s}"] & ~recs[f"used{s}"] != 0, f"seat {s}: a card sealed that was never played"))
+        for c in ("dmg", "hits", "od_acts", "od_fails", "ta_rounds"):
+            out.append((recs[f"{c}{s}"] < 0, f"seat {s}: negative {c} (a counter overflowing its record column?)"))
+    out.append((recs["char0"] == recs["char1"], "a mirror match"))
+    ko = recs["end_reason"] == E.END_NAMES.index("ko")
+    w = recs["winner"]
+    out.append((ko & (w == 0) & ((recs["hp1"] != 0) | (recs["hp0"] <= 0)), "a KO win without the loser at 0 HP"))
+    out.append((ko & (w == 1) & ((recs["hp0"] != 0) | (recs["hp1"] <= 0)), "a KO win without the loser at 0 HP"))
+    dko = recs["end_reason"] == E.END_NAMES.index("double_ko")
+    out.append((dko & ((recs["hp0"] != 0) | (recs["hp1"] != 0)), "a double KO with HP left"))
+    return out
+
+
+def _reference_bench(seed: int):
+    """The kernels and the reference engine on the same games (random vs random, random setup)."""
+    from balance.runs import Prepared, RunSpec
+    from simulators.colosseum import reference
+
+    prep = Prepared(RunSpec(game=NAME, games=1, seed=seed).normalised())
+    prep.chunk(0, 1)  # compile or load outside the measurement
+    return (lambda n: prep.chunk(0, n)), (lambda n: reference.simulate(prep.data, prep.key, 0, n, "random"))
+
+
+def _reference_fuzz(prep, n: int) -> np.ndarray | None:
+    """The reference engine's records of a fuzz variant (random vs random, no pinned matchup), else None."""
+    if [s.name for s in prep.strategies] != ["random", "random"] or prep.settings.get("matchup"):
+        return None
+    from simulators.colosseum import reference
+
+    return reference.simulate(prep.data, prep.key, 0, n, prep.settings["setup"])
+
+
+SPEC = GameSpec.of(
+    sys.modules[__name__], "Colosseum (2016)",
+    "1-vs-1 simultaneous card duel: 6 characters, Dragon Tide dice, ranges and Overdrives",
+    compile_seconds=20, drift_deals=2_000_000, length_unit="rounds", scenario=run_scenario,
+    restrict_items=restrict_items, forbid=forbid, checked="simulators.colosseum.checked_nb",
+    reference=Reference("games (random vs random, random setup)", _reference_bench, _reference_fuzz,
+                        ("random", "random")),
+    record_invariants=record_invariants, draft="reports.drafts:colosseum_draft")

@@ -19,6 +19,7 @@ Setups: ``random`` (duelists dealt at random), ``mixed`` (each game draws its pl
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ import numpy as np
 
 from balance.data import GameData, load_game_data
 from balance.errors import BalanceError, DataError
+from balance.protocol import GameSpec, Reference
 from simulators.rose_duel import enums as E
 from simulators.rose_duel.schema import SCHEMAS, STATS
 
@@ -707,3 +709,48 @@ def run_scenario(path: Path) -> list[dict]:
 
 def to_json_lines(rows: list[dict]) -> str:
     return "\n".join(json.dumps(r, ensure_ascii=False) for r in rows)
+
+
+# ----------------------------------------------------------------------------- the game protocol (balance/protocol.py)
+def record_invariants(recs: np.ndarray, tables: Tables) -> list[tuple[np.ndarray, str]]:
+    """What the rose duel's records must satisfy whatever the data (the fuzz checks them on every variant)."""
+    n = recs["n_players"]
+    out = [((n < MIN_PLAYERS) | (n > MAX_PLAYERS), f"player count outside {MIN_PLAYERS}..{MAX_PLAYERS}"),
+           (recs["winner"] >= n, "a winner who is not a player")]
+    for s in range(MAX_PLAYERS):
+        on = s < n
+        out.append((on & (recs[f"nobility{s}"] < 0), f"seat {s}: negative Nobility"))
+        out.append((on & (recs[f"goals{s}"] < 0), f"seat {s}: negative goal count"))
+    return out
+
+
+def fuzz_options(rng: np.random.Generator) -> dict[str, str]:
+    """A fuzz variant's player count (the records are checked at every count)."""
+    return {"players": str(int(rng.integers(MIN_PLAYERS, MAX_PLAYERS + 1)))}
+
+
+def _reference_bench(seed: int):
+    """The kernels and the reference engine on the same duels (random strategy, the first two playable
+    duelists), as ``balance duel`` plays them."""
+    from balance.rng import root_key
+    from simulators.rose_duel import reference
+    from simulators.rose_duel.duel import run_duels
+
+    data = load_data()
+    tables = build_tables(data)
+    d0, d1 = tables.playable[:2]
+    a, b = tables.duelist_keys[d0], tables.duelist_keys[d1]
+    run_duels(tables, d0, d1, 1, seed, strategy="random")  # compile or load outside the measurement
+    key = root_key(seed)
+    return (lambda n: run_duels(tables, d0, d1, n, seed, strategy="random")), (
+        lambda n: reference.run_duels(data, a, b, n, key))
+
+
+SPEC = GameSpec.of(
+    sys.modules[__name__], "Rose duel",
+    "2-6 players duel the Victor for goal cards and Nobility; a Duel of Revolution against Akio ends it",
+    options=OPTIONS, max_strategies=MAX_PLAYERS, players=(MIN_PLAYERS, MAX_PLAYERS), compile_seconds=90,
+    drift_deals=150_000, drift_chunk=10_000, scenario=run_scenario, restrict_items=restrict_items, forbid=forbid,
+    checked="simulators.rose_duel.checked_nb",
+    reference=Reference("duels (random strategy, first two playable duelists)", _reference_bench),
+    record_invariants=record_invariants, fuzz_options=fuzz_options, report_parts="reports.rose_duel:report_sections")
