@@ -1024,7 +1024,9 @@ def sweep(game, params, n_games, seed, setup, strategy, knob, matchup, data, ove
     frame = S.result_frame(res)
     for line in S.format_sweep(res, frame):
         click.echo(line)
-    for p in S.write_outputs(res, out):
+    from reports.sweep_plot import write_outputs
+
+    for p in write_outputs(res, out):
         click.echo(f"wrote {p}")
 
 

@@ -20,7 +20,6 @@ import difflib
 import itertools
 import re
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 import numpy as np
 
@@ -303,25 +302,3 @@ def list_fields(spec: RunSpec) -> list[str]:
     fields = numeric_fields(spec.normalised())
     w = max(map(len, fields), default=10)
     return [f"{k:<{w}}  {v:>5}  {t.lo}..{t.hi}{'  provisional' if p else ''}" for k, (v, t, p) in fields.items()]
-
-
-def write_outputs(res: SweepResult, out_dir: Path) -> list[Path]:
-    """``sweep.csv`` and one figure per parameter (``sweep_KEY.png``) in ``out_dir``."""
-    from reports import sweep_plot
-
-    out_dir.mkdir(parents=True, exist_ok=True)
-    frame = result_frame(res)
-    paths = [out_dir / "sweep.csv"]
-    frame.write_csv(paths[0])
-    for k, values, cur in res.params:
-        # the other parameters held at their current value when it is on the grid, else at their first value
-        hold = {o: (c if c in v else v[0]) for o, v, c in res.params if o != k}
-        sel = frame
-        for o, x in hold.items():
-            sel = sel.filter(sel[o] == x)
-        fig = sweep_plot.sweep_figure(sel, k, cur, hold, res.deals, res.seat_orders)
-        p = out_dir / f"sweep_{re.sub(r'[^A-Za-z0-9_.-]+', '_', k)}.png"
-        fig.savefig(p, dpi=110)
-        sweep_plot.close(fig)
-        paths.append(p)
-    return paths

@@ -1,6 +1,9 @@
 """Figures of a what-if sweep (``balance sweep``): they only draw the frame ``balance.sweep`` computed."""
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -52,3 +55,26 @@ def sweep_figure(frame, key: str, current: int, held: dict, deals: int, seat_ord
 
 def close(fig) -> None:
     plt.close(fig)
+
+
+def write_outputs(res, out_dir: Path) -> list[Path]:
+    """``sweep.csv`` and one figure per parameter (``sweep_KEY.png``) in ``out_dir`` (here, not in
+    ``balance.sweep``: the analyses compute, the reports draw)."""
+    from balance.sweep import result_frame
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    frame = result_frame(res)
+    paths = [out_dir / "sweep.csv"]
+    frame.write_csv(paths[0])
+    for k, values, cur in res.params:
+        # the other parameters held at their current value when it is on the grid, else at their first value
+        hold = {o: (c if c in v else v[0]) for o, v, c in res.params if o != k}
+        sel = frame
+        for o, x in hold.items():
+            sel = sel.filter(sel[o] == x)
+        fig = sweep_figure(sel, k, cur, hold, res.deals, res.seat_orders)
+        p = out_dir / f"sweep_{re.sub(r'[^A-Za-z0-9_.-]+', '_', k)}.png"
+        fig.savefig(p, dpi=110)
+        close(fig)
+        paths.append(p)
+    return paths

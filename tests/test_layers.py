@@ -1,0 +1,109 @@
+"""The import layers (docs/architecture.md), read from the code: imports inside functions count.
+
+core (data, seeding, statistics, run store, the protocol, and the kernels' base in ``simulators/common``)
+<- games (``simulators/<game>``) <- strategies <- analyses (the ``balance`` modules that run games: drift,
+restricted play, sweeps, ...) <- reports <- the CLI and the library face (``balance.cli``, ``balance.api``,
+``balance/__init__``). A module imports only its own layer or lower ones, and no modules import each other in a
+cycle at module level.
+"""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("balance", "simulators", "strategies", "reports")
+CORE = {"errors", "data", "rng", "stats", "findings", "metagame", "protocol", "registry", "runs", "rundata",
+        "columns", "outputs"}
+TOP = {"balance", "balance.cli", "balance.cli_ci", "balance.api"}
+NAMES = ("core", "games", "strategies", "analyses", "reports", "CLI/API")
+
+
+def layer(mod: str) -> int:
+    if mod in TOP:
+        return 5
+    top, _, rest = mod.partition(".")
+    if top == "reports":
+        return 4
+    if top == "strategies":
+        return 2
+    if top == "simulators":
+        return 0 if rest.startswith("common") or not rest else 1
+    return 0 if rest.split(".")[0] in CORE else 3
+
+
+def modules() -> dict[str, Path]:
+    out = {}
+    for pkg in PACKAGES:
+        for path in (ROOT / pkg).rglob("*.py"):
+            name = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+            out[name.removesuffix(".__init__")] = path
+    return out
+
+
+def imports(path: Path, mods: dict, top_level_only: bool = False) -> list[tuple[str, int]]:
+    """(module imported, line) for every import of ``path`` (only the module-level ones if asked)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    nodes = tree.body if top_level_only else ast.walk(tree)
+    out = []
+    for node in nodes:
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [f"{node.module}.{a.name}" if f"{node.module}.{a.name}" in mods else node.module
+                     for a in node.names]
+        else:
+            continue
+        for n in names:
+            while n and n not in mods:
+                n = n.rpartition(".")[0]
+            if n:
+                out.append((n, node.lineno))
+    return out
+
+
+def test_no_module_imports_a_higher_layer():
+    mods = modules()
+    up = [f"{m} ({NAMES[layer(m)]}) imports {n} ({NAMES[layer(n)]}) at line {line}"
+          for m, path in mods.items() for n, line in imports(path, mods) if layer(n) > layer(m)]
+    assert up == [], "\n".join(up)
+
+
+def test_no_module_level_import_cycle():
+    mods = modules()
+    graph = {m: {n for n, _ in imports(p, mods, top_level_only=True) if n != m and not m.startswith(n + ".")}
+             for m, p in mods.items()}
+    index, low, stack, on, cycles = {}, {}, [], set(), []
+
+    def visit(v):  # Tarjan's strongly connected components
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                cycles.append(sorted(comp))
+
+    for v in graph:
+        if v not in index:
+            visit(v)
+    assert cycles == []
+
+
+def test_the_layer_rule_itself():
+    """The classification the two tests rely on (a module moved between layers shows here)."""
+    assert [layer(m) for m in ("balance.runs", "simulators.common.numba_compat", "simulators.colosseum.game",
+                               "strategies.colosseum.builtin", "balance.drift", "reports.report",
+                               "balance.cli")] == [0, 0, 1, 2, 3, 4, 5]
