@@ -25,8 +25,8 @@ from tests.conftest import BALANCE_EXE, ROOT
 README = ROOT / "README.md"
 # the pages whose command blocks are run, in this order (a page may use a run an earlier one made)
 PAGES = [README] + [ROOT / "docs" / f"{p}.md" for p in (
-    "data-and-strategies", "games", "reports", "drift", "running", "fuzzing", "cli", "statistics", "performance",
-    "architecture")]
+    "data", "strategies", "games", "reports", "drift", "running", "fuzzing", "cli", "statistics", "performance",
+    "architecture", "adding-a-game")]
 
 # lines not run, by their first words (after the comment is removed), and why
 SKIPPED = {
