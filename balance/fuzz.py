@@ -105,7 +105,7 @@ def end_names_of(mod) -> list[str]:
     return list(enums.END_NAMES)
 
 
-def record_violations(game: registry.GameSpec, recs: np.ndarray, tables) -> list[str]:
+def record_violations(game: registry.GameSpec, recs: np.ndarray, tables, settings: dict) -> list[str]:
     """Invariants every record must satisfy whatever the data, one line per broken one: the generic ones (game
     order, winner, end reason, the cap) for every game, then the game's own (``GameSpec.record_invariants``)."""
     mod = game.module
@@ -130,7 +130,7 @@ def record_violations(game: registry.GameSpec, recs: np.ndarray, tables) -> list
         t = recs["end_reason"] == end_names.index("timeout")
         bad(t & (recs["winner"] != -1), "a timeout with a winner")
         bad(~t & (recs["rounds"] > cap), "a game past the cap that is not a timeout")
-    for mask, what in (game.record_invariants(recs, tables) if game.record_invariants else ()):
+    for mask, what in (game.record_invariants(recs, tables, settings) if game.record_invariants else ()):
         bad(mask, what)
     return out
 
@@ -213,7 +213,7 @@ def fuzz(game: str, games: int, seed: int = 1, per_variant: int = 500, rate: flo
             res.end_counts[name] = res.end_counts.get(name, 0) + int(cnt)
         if "timeout" in ends:
             res.timeouts += int((recs["end_reason"] == ends.index("timeout")).sum())
-        for line in record_violations(spec, recs, prep.tables):
+        for line in record_violations(spec, recs, prep.tables, prep.settings):
             res.failures.append(f"{line} in {tag}")
         if checked is not None:
             try:

@@ -101,18 +101,22 @@ class GameSpec:
     - ``compile_seconds``: a typical cold compile on two cores (the notice a first run prints);
     - ``drift_deals``: the drift gate's default deals; ``drift_chunk``: its deals per task and per record digest
       (a budget is a whole number of chunks: the soundness test draws runs from a pool of chunks);
-    - ``length_unit``: what ``rounds`` counts in a report ("rounds", "turns");
+    - ``length_unit``: what ``rounds`` counts in a report ("rounds", "turns"); ``cap_field``: the data field
+      holding its cap, as ``--override`` names it (a low cap forces timeouts: the tests' timeout check);
     - ``scenario(path)``: the scripted-game runner (``balance scenario``);
     - ``restrict_items(tables)`` and ``forbid(tables, forbidden)``: restricted play (``balance restrict``, the
       report's causal card values);
     - ``setup_cards(tables, settings)``: the cards a setup can deal (None: every card), for the draft tables;
     - ``checked``: ``"module"`` of the checked build (``run_checked``, ``VIOLATIONS``: the fuzz compares it);
     - ``reference``: the reference engine (:class:`Reference`);
-    - ``record_invariants(recs, tables)``: ``[(bad_mask, what)]`` the game's records must not break whatever the
-      data (the fuzz); the generic ones (winner, end reason, cap) are checked for every game;
+    - ``record_invariants(recs, tables, settings)``: ``[(bad_mask, what)]`` the game's records must not break
+      whatever the data (the fuzz and the protocol test check them); the generic ones (winner, end reason, cap)
+      are checked for every game;
     - ``fuzz_options(rng)``: options a fuzz variant draws (the rose duel's player count);
     - ``report_parts``: ``"module:function"`` of the game's own report parts (``reports.report.game_parts``);
     - ``draft``: ``"module:function"`` computing its draft pick/ban tables (``reports.drafts``).
+    - ``analyses``: ``"module"`` of the games its report parts show beyond the run's records (``analyse(spec,
+      tables) -> dict``, ``budget() -> dict``): played and cached by ``balance.analyses``, never by a report.
     """
 
     name: str
@@ -130,16 +134,18 @@ class GameSpec:
     drift_deals: int = 200_000
     drift_chunk: int = 50_000
     length_unit: str = "turns"
+    cap_field: str = "rules.max_turns"
     scenario: Callable[[Path], list[dict]] | None = None
     restrict_items: Callable[[Any], dict] | None = None
     forbid: Callable[[Any, list], Any] | None = None
     setup_cards: Callable[[Any, dict], set[int] | None] | None = None
     checked: str | None = None
     reference: Reference | None = None
-    record_invariants: Callable[[np.ndarray, Any], list[tuple[np.ndarray, str]]] | None = None
+    record_invariants: Callable[[np.ndarray, Any, dict], list[tuple[np.ndarray, str]]] | None = None
     fuzz_options: Callable[[np.random.Generator], dict[str, str]] | None = None
     report_parts: str | None = None
     draft: str | None = None
+    analyses: str | None = None
 
     @classmethod
     def of(cls, module: GameModule, title: str, description: str, **capabilities) -> "GameSpec":

@@ -51,12 +51,12 @@ def test_record_checks_catch_a_broken_record():
 
     prep = Prepared(RunSpec(game="colosseum", games=50, seed=1).normalised())
     recs = prep.chunk(0, 50)
-    assert F.record_violations(prep.game, recs, prep.tables) == []
+    assert F.record_violations(prep.game, recs, prep.tables, prep.settings) == []
     bad = recs.copy()
     bad["hp0"][3] = 500
     bad["od_acts1"][4] = -3
     bad["end_reason"][5] = 3  # illegal
-    lines = F.record_violations(prep.game, bad, prep.tables)
+    lines = F.record_violations(prep.game, bad, prep.tables, prep.settings)
     assert any("HP outside" in ln for ln in lines) and any("negative od_acts" in ln for ln in lines)
     assert any("outside its options" in ln for ln in lines)
 

@@ -72,7 +72,7 @@ def test_a_module_lacking_a_member_is_refused():
 def test_random_games_end_and_break_no_invariant(played):
     spec, prep, recs = played
     assert len(recs) == N and (recs["game"] == np.arange(N)).all()
-    assert record_violations(spec, recs, prep.tables) == []
+    assert record_violations(spec, recs, prep.tables, prep.settings) == []
     ends = spec.module.labels(prep.tables)["end_reason"]
     timeouts = (recs["end_reason"] == ends.index("timeout")).mean() if "timeout" in ends else 0.0
     assert timeouts < 0.5, f"{spec.name}: {timeouts:.0%} of random games hit the cap"

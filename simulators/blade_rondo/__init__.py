@@ -5,7 +5,7 @@ from balance.registry import register_game
 from simulators.blade_rondo import campaign, game, maria
 
 # the solo games play their two player strategies on alternate games (no rotation over the seats)
-_SOLO = dict(rotate_strategies=False, scenario=None, record_invariants=game.record_invariants,
+_SOLO = dict(rotate_strategies=False, scenario=None, record_invariants=game.solo_invariants,
              checked=None, report_parts=None)
 
 register_game(game.SPEC)
@@ -13,7 +13,7 @@ register_game(GameSpec.of(
     maria, "Blade Rondo solo: Maria, The Apostle of Roses (Night Theater)",
     "you (second, 7 swords) against Maria's scripted deck, Action List and Response List",
     **{**_SOLO, "options": maria.SETTINGS_KEYS, "compile_seconds": 50, "scenario": maria.run_scenario,
-       "report_parts": "reports.blade_rondo_solo:maria_report"}))
+       "report_parts": "reports.blade_rondo_solo:maria_report", "analyses": "balance.first_test"}))
 register_game(GameSpec.of(
     campaign, "Blade Rondo solo: Swords of the Witch, the Idea campaign (Grim Garden)",
     "five battles against scripted Ideas (LEVEL 1, 1, 2, 2, 3) with rewards, amulets and Afterglows",

@@ -80,7 +80,6 @@ from __future__ import annotations
 
 import json
 import sys
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -1352,11 +1351,89 @@ def to_json_lines(rows: list[dict]) -> str:
 
 
 # ----------------------------------------------------------------------------- the game protocol (balance/protocol.py)
-def record_invariants(recs: np.ndarray, tables: Tables) -> list[tuple[np.ndarray, str]]:
-    """What Blade Rondo's records (two-player and solo) must satisfy whatever the data (the fuzz checks them)."""
-    names = recs.dtype.names
-    return [(recs[f"dup{s}"] & ~recs[f"hand{s}"] != 0, f"seat {s}: a duplicate of a card not in the hand")
-            for s in range(2) if f"dup{s}" in names and f"hand{s}" in names]
+def _count_bits(words: np.ndarray) -> np.ndarray:
+    """Set bits per 64-bit word."""
+    w = words.astype(np.uint64)
+    return np.array([bin(int(x)).count("1") for x in w], dtype=np.int64)
+
+
+def record_invariants(recs: np.ndarray, tables: Tables, settings: dict) -> list[tuple[np.ndarray, str]]:
+    """What Blade Rondo's records must satisfy whatever the data: ``(bad games, what)`` pairs (the protocol test
+    and the fuzz check them on every run they play). Life within its bounds, a KO leaves the loser at 0, hands of
+    ``hand_size`` cards (at most 2 of a name) from the setup's boxes, used and sealed cards from the seat's own
+    hand, parameters within their cap."""
+    r = tables.data.files["rules"]
+    end, w = recs["end_reason"], recs["winner"].astype(np.int64)
+    life = np.stack([recs["life0"], recs["life1"]], axis=1).astype(np.int64)
+    rows, wk = np.arange(len(recs)), np.where(w >= 0, w, 0)
+    ko = end == E.END_KO
+    box = SETUP_SPECS[settings.get("setup") or DEFAULT_SETUP][1]  # a dealt setup's box (split ones: per seat)
+    allowed = np.uint64(sum(1 << n for n in set(tables.boxes.get(box, ())))) if isinstance(box, str) else 0
+    out = [(((life < 0) | (life > r["life_cap"])).any(axis=1), "life outside 0..life_cap"),
+           ((w >= 0) != np.isin(end, [E.END_KO, E.END_SPECIAL]), "a winner without a KO or special win"),
+           (ko & ((life[rows, wk] <= 0) | (life[rows, 1 - wk] != 0)), "a KO win without the loser at 0 life"),
+           ((end == E.END_DOUBLE_KO) & (life != 0).any(axis=1), "a double KO with life left"),
+           ((end == E.END_TIMEOUT) & (life <= 0).any(axis=1), "a timeout with a seat at 0 life"),
+           (~np.isin(recs["first"], [0, 1]) | ~np.isin(recs["day_night"], [0, 1]), "first or day_night not 0/1")]
+    for s in range(2):
+        hand, dup = recs[f"hand{s}"].astype(np.uint64), recs[f"dup{s}"].astype(np.uint64)
+        out.append((_count_bits(hand) + _count_bits(dup) != r["hand_size"], f"seat {s}: a hand not of hand_size"))
+        out.append((((dup & ~hand) != 0) | ((hand & np.uint64(1)) != 0), f"seat {s}: a duplicate of a card not in "
+                                                                          f"the hand, or a card No.0"))
+        out.append(((recs[f"used{s}"].astype(np.uint64) & ~hand) != 0, f"seat {s}: a used card not in the hand"))
+        out.append(((recs[f"sealed{s}"].astype(np.uint64) & ~hand) != 0, f"seat {s}: a sealed card not in the hand"))
+        for col in ("atk", "def", "volt"):
+            v = recs[f"{col}{s}"].astype(np.int64)
+            out.append(((v < 0) | (v > r["param_cap"]), f"seat {s}: {col} outside 0..param_cap"))
+        out.append((recs[f"dmg{s}"] < 0, f"seat {s}: negative damage"))
+        if allowed:
+            out.append(((hand & ~allowed) != 0, f"seat {s}: a card outside the setup's boxes"))
+    return out
+
+
+def solo_invariants(recs: np.ndarray, tables: Tables, settings: dict) -> list[tuple[np.ndarray, str]]:
+    """What both solo games' records must satisfy (the player is seat 0): life within its bounds, the player's
+    used cards from the hand, no card No.0, a timeout with both alive; the mode's own facts follow."""
+    r = tables.data.files["rules"]
+    life = np.stack([recs["life0"], recs["life1"]], axis=1).astype(np.int64)
+    end = recs["end_reason"]
+    out = [(((life < 0) | (life > r["life_cap"])).any(axis=1), "life outside 0..life_cap"),
+           ((recs["used0"].astype(np.uint64) & np.uint64(1)) != 0, "the player used a card No.0"),
+           (~np.isin(end, [E.END_KO, E.END_DOUBLE_KO, E.END_TIMEOUT, E.END_SPECIAL]), "an unexpected end"),
+           ((end == E.END_TIMEOUT) & (life <= 0).any(axis=1), "a timeout with a side at 0 life")]
+    f = tables.data.files
+    if "maria_drawn" in recs.dtype.names:
+        w, rows = recs["winner"].astype(np.int64), np.arange(len(recs))
+        wk = np.where(w >= 0, w, 0)
+        ko = end == E.END_KO
+        hand, dup = recs["hand0"].astype(np.uint64), recs["dup0"].astype(np.uint64)
+        deck = sum(1 << k for k in range(1, len(tables.solo.sc_keys)))
+        drawn = recs["maria_drawn"].astype(np.int64)
+        out += [(ko & ((life[rows, wk] <= 0) | (life[rows, 1 - wk] != 0)), "a KO win without the loser at 0"),
+                (_count_bits(hand) + _count_bits(dup) != r["hand_size"], "a hand not of hand_size"),
+                ((recs["used0"].astype(np.uint64) & ~hand) != 0, "a used card not in the hand"),
+                ((drawn & ~deck) != 0, "Maria drew a card outside her deck"),
+                ((recs["maria_done"].astype(np.int64) & ~(drawn | 1)) != 0, "Maria performed a card not drawn")]
+        if settings.get("setup") == "maria":
+            box = np.uint64(sum(1 << n for n in set(tables.boxes[f["solo"]["maria"]["box"]])))
+            out.append(((hand & ~box) != 0, "a card outside the box"))
+    else:
+        levels = np.array([f["ideas"][k]["level"] for k in tables.solo.idea_keys])
+        ideas = np.stack([recs[f"idea_{b}"] for b in range(1, 6)], axis=1).astype(np.int64)
+        turns = np.stack([recs[f"turns_{b}"] for b in range(1, 6)], axis=1).astype(np.int64)
+        won, lost = recs["battles_won"].astype(np.int64), recs["lost_battle"].astype(np.int64)
+        amulets = np.uint64(sum(1 << n for n in tables.solo.amulets))
+        out += [((levels[ideas] != np.array(f["solo"]["campaign"]["battles"])).any(axis=1),
+                 "an Idea of another level than its battle's"),
+                ((turns > 0).sum(axis=1) != won + (lost > 0), "battles played != won + the lost one"),
+                (((recs["winner"] == 0) != (won == 5)) | ((lost == 0) != (won == 5)), "a clear without 5 wins"),
+                (recs["turns_total"] != turns.sum(axis=1), "turns_total is not the battles' sum"),
+                (turns.max(axis=1) > int(r["max_turns"]), "a battle past the turn cap"),
+                (_count_bits(recs["hand_start"]) + _count_bits(recs["dup_start"]) != f["solo"]["campaign"]["keep"],
+                 "a starting hand not of the campaign's size")]
+        for col in ("hand_start", "hand_end", "rewards", "used0"):
+            out.append(((recs[col].astype(np.uint64) & amulets) != 0, f"an amulet (Preparation card) in {col}"))
+    return out
 
 
 def setup_cards(tables: Tables, settings: dict) -> set[int]:

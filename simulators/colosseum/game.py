@@ -608,23 +608,33 @@ def to_json_lines(rows: list[dict]) -> str:
 
 
 # ----------------------------------------------------------------------------- the game protocol (balance/protocol.py)
-def record_invariants(recs: np.ndarray, tables: Tables) -> list[tuple[np.ndarray, str]]:
-    """What Colosseum's records must satisfy whatever the data (the fuzz checks them on every variant)."""
-    hp = np.array([c["hp"] for c in tables.data.files["characters"].values()])
-    out = []
+def record_invariants(recs: np.ndarray, tables: Tables, settings: dict) -> list[tuple[np.ndarray, str]]:
+    """What Colosseum's records must satisfy whatever the data: ``(bad games, what)`` pairs (the protocol test
+    and the fuzz check them on every run they play)."""
+    hp0 = np.array([tables.data.files["characters"][k]["hp"] for k in tables.char_keys])
+    n_chars, n_cards = len(tables.char_keys), len(tables.card_names)
+    end, w = recs["end_reason"], recs["winner"].astype(np.int64)
+    hp = np.stack([recs["hp0"], recs["hp1"]], axis=1).astype(np.int64)
+    ch = np.stack([recs["char0"], recs["char1"]], axis=1).astype(np.int64)
+    ok_ch = (ch >= 0) & (ch < n_chars)
+    start_hp = hp0[np.where(ok_ch, ch, 0)]
+    rows = np.arange(len(recs))
+    ko, dko, to = end == E.END_KO, end == E.END_DOUBLE_KO, end == E.END_TIMEOUT
+    wk = np.where(w >= 0, w, 0)
+    out = [(~ok_ch.all(axis=1), "a character index outside the data"),
+           (ch[:, 0] == ch[:, 1], "a mirror match"),
+           (((hp < 0) | (hp > start_hp)).any(axis=1), "HP outside 0..the character's starting HP"),
+           (ko & ((w < 0) | (hp[rows, wk] <= 0) | (hp[rows, 1 - wk] != 0)), "a KO win without the loser at 0 HP"),
+           (dko & ((hp != 0).any(axis=1) | (w != -1)), "a double KO with HP left, or with a winner"),
+           (to & (hp <= 0).any(axis=1), "a timeout with a seat at 0 HP"),
+           (~ko & (w != -1), "a winner without a KO")]
     for s in range(2):
-        h = recs[f"hp{s}"]
-        out.append(((h < 0) | (h > hp[recs[f"char{s}"]]), f"seat {s}: HP outside 0..starting HP"))
+        used = recs[f"used{s}"].astype(np.int64)
+        out.append((used >= (1 << n_cards), f"seat {s}: a card played that the hand does not hold"))
+        out.append((used == 0, f"seat {s}: a finished game in which the seat never played"))
         out.append((recs[f"sealed{s}"] & ~recs[f"used{s}"] != 0, f"seat {s}: a card sealed that was never played"))
         for c in ("dmg", "hits", "od_acts", "od_fails", "ta_rounds"):
             out.append((recs[f"{c}{s}"] < 0, f"seat {s}: negative {c} (a counter overflowing its record column?)"))
-    out.append((recs["char0"] == recs["char1"], "a mirror match"))
-    ko = recs["end_reason"] == E.END_NAMES.index("ko")
-    w = recs["winner"]
-    out.append((ko & (w == 0) & ((recs["hp1"] != 0) | (recs["hp0"] <= 0)), "a KO win without the loser at 0 HP"))
-    out.append((ko & (w == 1) & ((recs["hp0"] != 0) | (recs["hp1"] <= 0)), "a KO win without the loser at 0 HP"))
-    dko = recs["end_reason"] == E.END_NAMES.index("double_ko")
-    out.append((dko & ((recs["hp0"] != 0) | (recs["hp1"] != 0)), "a double KO with HP left"))
     return out
 
 
@@ -650,7 +660,7 @@ def _reference_fuzz(prep, n: int) -> np.ndarray | None:
 SPEC = GameSpec.of(
     sys.modules[__name__], "Colosseum (2016)",
     "1-vs-1 simultaneous card duel: 6 characters, Dragon Tide dice, ranges and Overdrives",
-    compile_seconds=20, drift_deals=2_000_000, length_unit="rounds", scenario=run_scenario,
+    compile_seconds=20, drift_deals=2_000_000, length_unit="rounds", cap_field="rules.max_rounds", scenario=run_scenario,
     restrict_items=restrict_items, forbid=forbid, checked="simulators.colosseum.checked_nb",
     reference=Reference("games (random vs random, random setup)", _reference_bench, _reference_fuzz,
                         ("random", "random")),

@@ -712,16 +712,34 @@ def to_json_lines(rows: list[dict]) -> str:
 
 
 # ----------------------------------------------------------------------------- the game protocol (balance/protocol.py)
-def record_invariants(recs: np.ndarray, tables: Tables) -> list[tuple[np.ndarray, str]]:
-    """What the rose duel's records must satisfy whatever the data (the fuzz checks them on every variant)."""
-    n = recs["n_players"]
-    out = [((n < MIN_PLAYERS) | (n > MAX_PLAYERS), f"player count outside {MIN_PLAYERS}..{MAX_PLAYERS}"),
-           (recs["winner"] >= n, "a winner who is not a player")]
+def record_invariants(recs: np.ndarray, tables: Tables, settings: dict) -> list[tuple[np.ndarray, str]]:
+    """What the rose duel's records must satisfy whatever the data: ``(bad games, what)`` pairs (the protocol
+    test and the fuzz check them on every run they play). Seats beyond the player count are empty, the
+    duelists differ, a winner is a player still in, a Revolution is won with players + 3 goals."""
+    n = recs["n_players"].astype(np.int64)
+    seat = np.arange(MAX_PLAYERS)[None, :]
+    on = seat < n[:, None]
+    col = lambda c: np.stack([recs[f"{c}{s}"] for s in range(MAX_PLAYERS)], axis=1).astype(np.int64)  # noqa: E731
+    duel, out_at, nob, goals = col("duelist"), col("out"), col("nobility"), col("goals")
+    w, end, rows = recs["winner"].astype(np.int64), recs["end_reason"], np.arange(len(recs))
+    wk = np.clip(w, 0, MAX_PLAYERS - 1)
+    decided = np.isin(end, [E.END_REVOLUTION, E.END_LAST_STANDING])
+    rev = end == E.END_REVOLUTION
+    same = np.zeros(len(recs), bool)
     for s in range(MAX_PLAYERS):
-        on = s < n
-        out.append((on & (recs[f"nobility{s}"] < 0), f"seat {s}: negative Nobility"))
-        out.append((on & (recs[f"goals{s}"] < 0), f"seat {s}: negative goal count"))
-    return out
+        for t in range(s + 1, MAX_PLAYERS):
+            same |= on[:, s] & on[:, t] & (duel[:, s] == duel[:, t])
+    return [((n < MIN_PLAYERS) | (n > MAX_PLAYERS), f"player count outside {MIN_PLAYERS}..{MAX_PLAYERS}"),
+            (((duel != -1) & ~on).any(axis=1) | ((goals != 0) & ~on).any(axis=1), "a seat beyond the players used"),
+            ((((duel < 0) | (duel >= len(tables.duelist_keys))) & on).any(axis=1), "a player without a duelist"),
+            (same, "two players with one duelist"),
+            (((nob < 0) & on).any(axis=1), "negative Nobility"),
+            (((goals < 0) & on).any(axis=1), "a negative goal count"),
+            (goals.sum(axis=1) > len(tables.goal_keys), "more goal cards won than exist"),
+            ((w >= 0) != decided, "a winner without a Revolution or a last player standing"),
+            (decided & ((w >= n) | (out_at[rows, wk] != -1)), "a winner who is not a player still in"),
+            (rev & (recs["revolutions"] < 1), "a Revolution end without a Revolution"),
+            (rev & (goals[rows, wk] < n + 3), "a Revolution won without players + 3 goals")]
 
 
 def fuzz_options(rng: np.random.Generator) -> dict[str, str]:
@@ -753,4 +771,5 @@ SPEC = GameSpec.of(
     drift_deals=150_000, drift_chunk=10_000, scenario=run_scenario, restrict_items=restrict_items, forbid=forbid,
     checked="simulators.rose_duel.checked_nb",
     reference=Reference("duels (random strategy, first two playable duelists)", _reference_bench),
-    record_invariants=record_invariants, fuzz_options=fuzz_options, report_parts="reports.rose_duel:report_sections")
+    record_invariants=record_invariants, fuzz_options=fuzz_options, report_parts="reports.rose_duel:report_sections",
+    analyses="balance.duels")
