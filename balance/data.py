@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from balance.errors import DataError
+from balance.errors import BalanceError, DataError
 
 
 # ----------------------------------------------------------------------------- field types
@@ -173,6 +173,14 @@ class FileSchema:
 
 
 # ----------------------------------------------------------------------------- loading
+def index_of(keys: list[str], key: str, what: str) -> int:
+    """``key``'s index in a game's ``keys`` (characters, cards, ...), or one error line naming it and the keys
+    allowed (``--matchup``, ``--set``, scenario files: a user's name)."""
+    if key not in keys:
+        raise BalanceError(f"unknown {what} {key!r}; available: {', '.join(keys)}")
+    return keys.index(key)
+
+
 def read_toml(path: Path) -> dict:
     """Parse one TOML file; a syntax error becomes a one-line DataError naming the file."""
     try:

@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from balance.data import GameData, load_game_data
+from balance.data import GameData, index_of, load_game_data
 from balance.errors import BalanceError, DataError
 from balance.protocol import GameSpec, Reference
 from simulators.colosseum import enums as E
@@ -155,19 +155,13 @@ class Tables:
     provisional: dict[str, list[bool]] = field(default_factory=dict)
 
     def char_index(self, key: str) -> int:
-        if key not in self.char_keys:
-            raise BalanceError(f"unknown character {key!r}; available: {', '.join(self.char_keys)}")
-        return self.char_keys.index(key)
+        return index_of(self.char_keys, key, "character")
 
     def od_index(self, key: str) -> int:
-        if key not in self.od_keys:
-            raise BalanceError(f"unknown Overdrive {key!r}; available: {', '.join(self.od_keys)}")
-        return self.od_keys.index(key)
+        return index_of(self.od_keys, key, "Overdrive")
 
     def card_index(self, key: str) -> int:
-        if key not in self.card_keys:
-            raise BalanceError(f"unknown card {key!r}; available: {', '.join(self.card_keys)}")
-        return self.card_keys.index(key)
+        return index_of(self.card_keys, key, "card")
 
 
 def build_tables(data: GameData) -> Tables:

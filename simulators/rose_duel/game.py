@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from balance.data import GameData, load_game_data
+from balance.data import GameData, index_of, load_game_data
 from balance.errors import BalanceError, DataError
 from balance.protocol import GameSpec, Reference
 from simulators.rose_duel import enums as E
@@ -202,14 +202,10 @@ class Tables:
     provisional: dict[str, list[bool]] = field(default_factory=dict)
 
     def duelist_index(self, key: str) -> int:
-        if key not in self.duelist_keys:
-            raise BalanceError(f"unknown duelist {key!r}; available: {', '.join(self.duelist_keys)}")
-        return self.duelist_keys.index(key)
+        return index_of(self.duelist_keys, key, "duelist")
 
     def card_index(self, key: str) -> int:
-        if key not in self.card_keys:
-            raise BalanceError(f"unknown card {key!r}; available: {', '.join(self.card_keys)}")
-        return self.card_keys.index(key)
+        return index_of(self.card_keys, key, "card")
 
 
 def build_tables(data: GameData) -> Tables:
