@@ -42,6 +42,7 @@ from simulators.blade_rondo.enums import (
     CARDS_AT,
     DMG_DIRECT,
     DMG_PHYS,
+    DO_JUMP,
     END_DOUBLE_KO,
     END_ILLEGAL,
     END_KO,
@@ -110,6 +111,8 @@ from simulators.blade_rondo.enums import (
     O_UP,
     O_VOLT,
     O_ZERO,
+    P_A,
+    P_THEN,
     PH_PHOS,
     R_DAY_MAX,
     R_LIFE_CAP,
@@ -245,6 +248,17 @@ def rule_nb(m, r):
 @njit(cache=True)
 def frame_nb(depth):
     return FRAMES + depth * FRAME_W
+
+
+@njit(i8(MP, i8, b1), cache=True)
+def flow_step_nb(m, row, held):
+    """How far a walk over program rows moves past the flow row ``row`` (op <= LAST_GUARD): a jump skips its
+    ``P_A`` rows (the end of a then-block with an else-block); a guard that ``held`` enters its then-block, one that
+    did not skips its ``P_THEN`` rows. Every walk (the rules' and the heuristics' estimates) steps through here; the
+    caller evaluates the guard (and only for a guard: ``op == DO_JUMP or guard``)."""
+    if m[row] == DO_JUMP:
+        return 1 + m[row + P_A]
+    return 1 if held else 1 + m[row + P_THEN]
 
 
 @njit(i8(i8), cache=True)

@@ -319,6 +319,10 @@ EV_SO_SKIPPED, EV_SO_NOPAY, EV_SO_EXCEPTION = 58, 59, 60
 TRACE_W = 6
 DMG_PHYS, DMG_MAGIC, DMG_DIRECT = 0, 1, 2
 
+# the dice at the end (Attack, Defence, Voltage of seats 0 and 1): the last columns both records of a player against
+# a player or Maria share (rules_nb.write_result_nb writes them)
+DICE_FIELDS = [(f"{die}{seat}", np.int8) for die in ("atk", "def", "volt") for seat in (0, 1)]
+
 # --- one row per game: the column names downstream
 record_dt = np.dtype(
     [
@@ -348,12 +352,7 @@ record_dt = np.dtype(
         ("breath1", np.uint8),
         ("dmg0", np.int16),  # damage dealt by the seat to the opponent
         ("dmg1", np.int16),
-        ("atk0", np.int8),  # the dice at the end
-        ("atk1", np.int8),
-        ("def0", np.int8),
-        ("def1", np.int8),
-        ("volt0", np.int8),
-        ("volt1", np.int8),
+        *DICE_FIELDS,
     ],
     align=True,
 )
@@ -376,12 +375,7 @@ maria_dt = np.dtype(
         ("breath0", np.uint8),
         ("dmg0", np.int16),  # damage the player dealt Maria
         ("dmg1", np.int16),  # damage Maria dealt the player
-        ("atk0", np.int8),
-        ("atk1", np.int8),
-        ("def0", np.int8),
-        ("def1", np.int8),
-        ("volt0", np.int8),
-        ("volt1", np.int8),
+        *DICE_FIELDS,
         ("maria_drawn", np.uint32),  # bit r: Maria's card row r (data/maria.toml order) was drawn
         ("maria_done", np.uint32),  # bit r: ... was performed at least once (or answered, for Preparation)
         ("maria_skipped", np.uint32),  # bit r: ... was not performed once (Mocking Picaresque)

@@ -40,6 +40,7 @@ from simulators.blade_rondo.effects_nb import (
     eff_attack_nb,
     eff_defence_nb,
     emit_nb,
+    flow_step_nb,
     gain_life_nb,
     lose_life_nb,
     lowest_bit_nb,
@@ -276,7 +277,6 @@ from simulators.blade_rondo.enums import (
     P_B,
     P_C,
     P_D,
-    P_THEN,
     P_WIDTH,
     PARAM_ATK,
     PARAM_DEF,
@@ -495,11 +495,8 @@ def sacrifice_feasible_nb(m, seat, cid):
     while pc < end:
         row = PROG_AT + pc * P_WIDTH
         op = m[row]
-        if op == DO_JUMP:
-            pc += 1 + m[row + P_A]
-            continue
         if op <= LAST_GUARD:
-            pc += 1 if cond_nb(m, seat, -1, row) else 1 + m[row + P_THEN]
+            pc += flow_step_nb(m, row, op == DO_JUMP or cond_nb(m, seat, -1, row))
             continue
         if op == DO_DISCARD_SUB and subs_matching_nb(m, seat, m[row + P_A]) == 0:
             return False
@@ -552,11 +549,8 @@ def _param_step_nb(m, seat, fr, row):
     op = m[row]
     a = m[row + P_A]
     b = m[row + P_B]
-    c = m[row + P_C]
-    opp = 1 - seat
-    sb = SEAT0 + seat * SEAT_W
     if op == DO_CHANGE:
-        t = seat if c == WHO_SELF else opp
+        t = seat if m[row + P_C] == WHO_SELF else 1 - seat
         tb = SEAT0 + t * SEAT_W
         dur = m[row + P_D]
         if dur == DUR_PERM:
@@ -574,7 +568,7 @@ def _param_step_nb(m, seat, fr, row):
     elif op == DO_SET_TO_COST:
         set_param_nb(m, seat, a, m[fr + F_X])
     elif op == DO_EXTRA_COST:
-        m[sb + O_BONUS] += b
+        m[SEAT0 + seat * SEAT_W + O_BONUS] += b
         emit_nb(m, seat, EV_EXTRA_COST, b, 0, 0)
 
 
@@ -767,10 +761,8 @@ def run_rows_nb(m, seat, fr, start, n, self_g):
     while pc < end and m[S_DONE] == 0:
         row = PROG_AT + pc * P_WIDTH
         op = m[row]
-        if op == DO_JUMP:
-            pc += 1 + m[row + P_A]
-        elif op <= LAST_GUARD:
-            pc += 1 if guard_nb(m, seat, fr, row) else 1 + m[row + P_THEN]
+        if op <= LAST_GUARD:
+            pc += flow_step_nb(m, row, op == DO_JUMP or guard_nb(m, seat, fr, row))
         else:
             exec_step_nb(m, seat, fr, row, self_g)
             pc += 1
@@ -1090,11 +1082,8 @@ def one_action_nb(m, kind, seat, cid, g, subg, aid, cost_override):
                 break
             row = PROG_AT + pc * P_WIDTH
             op = m[row]
-            if op == DO_JUMP:
-                pc += 1 + m[row + P_A]
-                continue
             if op <= LAST_GUARD:
-                pc += 1 if guard_nb(m, seat, fr, row) else 1 + m[row + P_THEN]
+                pc += flow_step_nb(m, row, op == DO_JUMP or guard_nb(m, seat, fr, row))
                 continue
             if op == DO_PERFORM or op == DO_CHOOSE_ONE or op == DO_SUB_ACTS or op == DO_REUSE:
                 _queue_step_nb(m, seat, row, cid, g)
@@ -1521,8 +1510,22 @@ def end_turn_inline_nb(m, seat):
 
 @njit(void(MP, i8), cache=True)
 def end_turn_nb(m, seat):
-    """``end_turn_inline_nb`` as a call (the solo game, the checked loop, entry points)."""
+    """``end_turn_inline_nb`` as a call (the solo game, entry points)."""
     end_turn_inline_nb(m, seat)
+
+
+@njit(void(MP, i8), cache=True)
+def play_turn_nb(m, seat):
+    """One whole turn of ``seat``: its start (T1), its actions until END or the end of the game (T3), its end (T5, the
+    turn cap T10). The game loop of the chunk kernel and of the checked build (``checked_nb``) is a call of this per
+    turn. Typed, not inlined: the three kernels are inlined here once (numba's inlining copies their IR into every
+    caller), and a call per turn is all the loops pay."""
+    turn_start_nb(m, seat)
+    while m[S_DONE] == 0:
+        if action_step_nb(m, seat) < 0:
+            break
+    if m[S_DONE] == 0:
+        end_turn_inline_nb(m, seat)
 
 
 # ----------------------------------------------------------------------------- setup
@@ -1761,34 +1764,32 @@ def setup_game_nb(m):
 
 
 # ----------------------------------------------------------------------------- the game
-@njit(void(RECORDS_T, i8, i8, MP, i8, i8), cache=True)
-def write_record_nb(out, i, g, m, sid0, sid1):
+@njit(i8(MP), cache=True)
+def turns_played_nb(m):
+    """The turns a finished game (or battle) took, both players' counted (the records' ``rounds``): a game decided
+    inside a turn counts that turn; a timeout (T10, ``end_turn_inline_nb``) has counted its last turn already."""
+    return m[S_TURN] + (0 if m[S_END] == END_TIMEOUT else 1)
+
+
+@njit(cache=True)
+def write_result_nb(out, i, g, m):
+    """The columns of ``out[i]`` a two-player record and a Maria record share: the game, how it ended, both life
+    totals, seat 0's cards, the damage both seats dealt and the dice (``enums.DICE_FIELDS``). Not typed: compiled for
+    each of the two record types."""
     r = out[i]
     b0 = SEAT0
     b1 = SEAT0 + SEAT_W
     r.game = g
     r.winner = m[S_WINNER]
     r.end_reason = m[S_END]
-    # turns played: a game decided inside a turn counts that turn
-    r.rounds = m[S_TURN] + (0 if m[S_END] == END_TIMEOUT else 1)
-    r.first = m[S_FIRST]
-    r.strategy0 = sid0
-    r.strategy1 = sid1
+    r.rounds = turns_played_nb(m)
     r.day_night = 1 if night_nb(m) else 0
     r.life0 = m[b0 + O_LIFE]
     r.life1 = m[b1 + O_LIFE]
     r.hand0 = m[b0 + O_HANDMASK]
-    r.hand1 = m[b1 + O_HANDMASK]
     r.dup0 = m[b0 + O_DUP]
-    r.dup1 = m[b1 + O_DUP]
     r.used0 = m[b0 + O_USED]
-    r.used1 = m[b1 + O_USED]
-    r.first_turn0 = m[b0 + O_FIRST_TURNS]
-    r.first_turn1 = m[b1 + O_FIRST_TURNS]
-    r.sealed0 = m[b0 + O_SEALED]
-    r.sealed1 = m[b1 + O_SEALED]
     r.breath0 = m[b0 + O_BREATH_USED]
-    r.breath1 = m[b1 + O_BREATH_USED]
     r.dmg0 = m[b0 + O_DMG]
     r.dmg1 = m[b1 + O_DMG]
     r.atk0 = m[b0 + O_ATK]
@@ -1797,6 +1798,25 @@ def write_record_nb(out, i, g, m, sid0, sid1):
     r.def1 = m[b1 + O_DEF]
     r.volt0 = m[b0 + O_VOLT]
     r.volt1 = m[b1 + O_VOLT]
+
+
+@njit(void(RECORDS_T, i8, i8, MP, i8, i8), cache=True)
+def write_record_nb(out, i, g, m, sid0, sid1):
+    write_result_nb(out, i, g, m)
+    r = out[i]
+    b0 = SEAT0
+    b1 = SEAT0 + SEAT_W
+    r.first = m[S_FIRST]
+    r.strategy0 = sid0
+    r.strategy1 = sid1
+    r.hand1 = m[b1 + O_HANDMASK]
+    r.dup1 = m[b1 + O_DUP]
+    r.used1 = m[b1 + O_USED]
+    r.first_turn0 = m[b0 + O_FIRST_TURNS]
+    r.first_turn1 = m[b1 + O_FIRST_TURNS]
+    r.sealed0 = m[b0 + O_SEALED]
+    r.sealed1 = m[b1 + O_SEALED]
+    r.breath1 = m[b1 + O_BREATH_USED]
 
 
 def _simulate_chunk(machine, start, count, key, strat0, params0, strat1, params1, sid0, sid1, out):
@@ -1811,18 +1831,10 @@ def _simulate_chunk(machine, start, count, key, strat0, params0, strat1, params1
         g = start + i
         seed_nb(m, M_RNG, key, g)
         setup_game_nb(m)
-        # the game: turns until a defeat, a special win, an illegal choice or the turn cap. Written here, not as an
-        # inlined play_game_nb: numba inlines by deep-copying the callee's IR (block by block, each copy taking the
-        # callee's whole scope along), and that function held every inlined kernel below it (~1 s of a cold compile)
+        # the game: turns until a defeat, a special win, an illegal choice or the turn cap
         seat = m[S_FIRST]
         while m[S_DONE] == 0:
-            turn_start_nb(m, seat)
-            while m[S_DONE] == 0:
-                if action_step_nb(m, seat) < 0:
-                    break
-            if m[S_DONE]:
-                break
-            end_turn_inline_nb(m, seat)
+            play_turn_nb(m, seat)
             seat = 1 - seat
         write_record_nb(out, i, g, m, sid0, sid1)
 

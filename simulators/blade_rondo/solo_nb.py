@@ -38,7 +38,6 @@ from simulators.blade_rondo.effects_nb import (
     decide_nb,
     emit_nb,
     lowest_bit_nb,
-    night_nb,
     set_param_nb,
     to_zone_nb,
 )
@@ -48,7 +47,6 @@ from simulators.blade_rondo.enums import (
     C_EFF,
     C_EFF_N,
     DRAFT,
-    END_TIMEOUT,
     EV_SO_AMULET,
     EV_SO_BATTLE,
     EV_SO_DISCARD,
@@ -99,9 +97,7 @@ from simulators.blade_rondo.enums import (
     N_IDS,
     O_ATK,
     O_AURA,
-    O_BREATH_USED,
     O_DEF,
-    O_DMG,
     O_DUP,
     O_HANDMASK,
     O_LIFE,
@@ -244,7 +240,9 @@ from simulators.blade_rondo.rules_nb import (
     run_rows_nb,
     shuffle_pool_nb,
     turn_start_nb,
+    turns_played_nb,
     use_card_nb,
+    write_result_nb,
 )
 from simulators.common.memory_nb import MACHINE_PTR as MP
 from simulators.common.memory_nb import as_machine_nb
@@ -435,17 +433,24 @@ def player_turn_nb(m):
 
 
 @njit(void(MP), cache=True)
+def maria_turn_nb(m):
+    """Maria's turn (M3): the start of the turn as a player's, her Action List, her end of turn (M6), the end of the
+    turn (the simulated game and the scenario step)."""
+    turn_start_nb(m, 1)
+    if m[S_DONE] == 0:
+        maria_actions_nb(m)
+    maria_end_nb(m)
+    if m[S_DONE] == 0:
+        end_turn_nb(m, 1)
+
+
+@njit(void(MP), cache=True)
 def maria_game_nb(m):
     """Turns from Maria's first until a KO or the turn cap."""
     seat = 1
     while m[S_DONE] == 0:
         if seat == 1:
-            turn_start_nb(m, 1)
-            if m[S_DONE] == 0:
-                maria_actions_nb(m)
-            maria_end_nb(m)
-            if m[S_DONE] == 0:
-                end_turn_nb(m, 1)
+            maria_turn_nb(m)
         else:
             player_turn_nb(m)
         seat = 1 - seat
@@ -453,30 +458,10 @@ def maria_game_nb(m):
 
 @njit(void(MARIA_RECORDS_T, i8, i8, MP, i8), cache=True)
 def write_maria_nb(out, i, g, m, sid):
+    write_result_nb(out, i, g, m)
     r = out[i]
-    b0 = SEAT0
-    b1 = SEAT0 + SEAT_W
-    r.game = g
-    r.winner = m[S_WINNER]
-    r.end_reason = m[S_END]
-    r.rounds = m[S_TURN] + (0 if m[S_END] == END_TIMEOUT else 1)
     r.setup = 1 if m[SOLO0 + SO_FIRST_TEST] else (0 if m[SETUP_AT + SU_MODE] == SM_DEAL else 2)
     r.strategy0 = sid
-    r.day_night = 1 if night_nb(m) else 0
-    r.life0 = m[b0 + O_LIFE]
-    r.life1 = m[b1 + O_LIFE]
-    r.hand0 = m[b0 + O_HANDMASK]
-    r.dup0 = m[b0 + O_DUP]
-    r.used0 = m[b0 + O_USED]
-    r.breath0 = m[b0 + O_BREATH_USED]
-    r.dmg0 = m[b0 + O_DMG]
-    r.dmg1 = m[b1 + O_DMG]
-    r.atk0 = m[b0 + O_ATK]
-    r.atk1 = m[b1 + O_ATK]
-    r.def0 = m[b0 + O_DEF]
-    r.def1 = m[b1 + O_DEF]
-    r.volt0 = m[b0 + O_VOLT]
-    r.volt1 = m[b1 + O_VOLT]
     r.maria_drawn = m[SOLO0 + SO_DRAWN]
     r.maria_done = m[SOLO0 + SO_DONE_ONCE]
     r.maria_skipped = m[SOLO0 + SO_SKIPPED_ONCE]
@@ -684,6 +669,17 @@ def campaign_setup_nb(m):
 
 
 @njit(void(MP), cache=True)
+def idea_turn_nb(m):
+    """The Idea's turn (C4, C5): the start of the turn (no Voltage), its actions, the end of the turn (the simulated
+    battle and the scenario step)."""
+    turn_start_nb(m, 1)
+    if m[S_DONE] == 0:
+        idea_actions_nb(m)
+    if m[S_DONE] == 0:
+        end_turn_nb(m, 1)
+
+
+@njit(void(MP), cache=True)
 def battle_nb(m):
     """One battle: the player first, then the Idea, until a KO or the turn cap."""
     seat = 0
@@ -691,39 +687,37 @@ def battle_nb(m):
         if seat == 0:
             player_turn_nb(m)
         else:
-            turn_start_nb(m, 1)
-            if m[S_DONE] == 0:
-                idea_actions_nb(m)
-            if m[S_DONE] == 0:
-                end_turn_nb(m, 1)
+            idea_turn_nb(m)
         seat = 1 - seat
 
 
 @njit(void(MP, i8), cache=True)
 def battle_done_nb(m, b):
-    """Book-keeping of a finished battle (turns, life, cards used)."""
+    """Book-keeping of finished battle ``b`` (turns, life, cards used), and its count: won, or the campaign lost in it
+    (C14: a loss or a timeout)."""
     so = SOLO0
-    turns = m[S_TURN] + (0 if m[S_END] == END_TIMEOUT else 1)
+    turns = turns_played_nb(m)
     m[so + SO_BTURNS + b] = turns
     m[so + SO_TURNS_TOTAL] += turns
     m[so + SO_BLIFE + b] = m[SEAT0 + O_LIFE]
     m[so + SO_USED_ALL] |= m[SEAT0 + O_USED]
+    if m[S_WINNER] == 0:
+        m[so + SO_WON] += 1
+    else:
+        m[so + SO_LOST] = b + 1
 
 
 @njit(void(MP), cache=True)
 def campaign_nb(m):
     """A whole campaign: setup, then battles until a loss (or a timeout) or the last is won."""
     campaign_setup_nb(m)
-    so = SOLO0
     nb = sr_nb(m, SR_N_BATTLES)
     for b in range(nb):
         battle_setup_nb(m, b)
         battle_nb(m)
         battle_done_nb(m, b)
         if m[S_WINNER] != 0:
-            m[so + SO_LOST] = b + 1
             return
-        m[so + SO_WON] += 1
         if b < nb - 1:
             reward_nb(m, sr_nb(m, SR_BATTLE_LEVEL + b))
 
@@ -737,7 +731,7 @@ def write_campaign_nb(out, i, g, m, sid):
     nb = m[SOLO_RULES_AT + SR_N_BATTLES]
     r.winner = 0 if won == nb else (1 if m[S_WINNER] == 1 else -1)
     r.end_reason = m[S_END]
-    r.rounds = m[S_TURN] + (0 if m[S_END] == END_TIMEOUT else 1)
+    r.rounds = turns_played_nb(m)
     r.turns_total = m[so + SO_TURNS_TOTAL]
     r.battles_won = won
     r.lost_battle = m[so + SO_LOST]
@@ -873,32 +867,34 @@ def _solo_hook(m, what, fr, opp):
 
 
 # ----------------------------------------------------------------------------- chunk kernels
+@njit(void(MP, i8, types.uint64[::1], i8, ST, F8A, ST, F8A), cache=True)
+def start_solo_game_nb(m, size, key, g, strat0, params0, strat1, params1):
+    """Seed game ``g`` from ``(key, g)`` alone and seat its player: the run's strategy ``g % 2`` (one --strategy:
+    every game), so that any chunking gives the same games."""
+    seed_nb(m, M_RNG, key, g)
+    if g % 2 == 0:
+        bind_strategies_nb(m, size, strat0, params0, strat1, params1)
+    else:
+        bind_strategies_nb(m, size, strat1, params1, strat0, params0)
+
+
 def _maria_chunk(machine, start, count, key, strat0, params0, strat1, params1, sid0, sid1, out):
-    """Maria games ``start .. start+count-1``; game ``g`` is played by the run's strategy ``g % 2`` (one
-    --strategy: every game) and seeded from ``(key, g)`` alone."""
+    """Maria games ``start .. start+count-1`` (``start_solo_game_nb``)."""
     m = as_machine_nb(machine)
     for i in range(count):
         g = start + i
-        seed_nb(m, M_RNG, key, g)
-        if g % 2 == 0:
-            bind_strategies_nb(m, machine.size, strat0, params0, strat1, params1)
-        else:
-            bind_strategies_nb(m, machine.size, strat1, params1, strat0, params0)
+        start_solo_game_nb(m, machine.size, key, g, strat0, params0, strat1, params1)
         maria_setup_nb(m)
         maria_game_nb(m)
         write_maria_nb(out, i, g, m, sid0 if g % 2 == 0 else sid1)
 
 
 def _campaign_chunk(machine, start, count, key, strat0, params0, strat1, params1, sid0, sid1, out):
-    """Whole campaigns ``start .. start+count-1`` (the strategy of game ``g`` as for Maria)."""
+    """Whole campaigns ``start .. start+count-1`` (``start_solo_game_nb``)."""
     m = as_machine_nb(machine)
     for i in range(count):
         g = start + i
-        seed_nb(m, M_RNG, key, g)
-        if g % 2 == 0:
-            bind_strategies_nb(m, machine.size, strat0, params0, strat1, params1)
-        else:
-            bind_strategies_nb(m, machine.size, strat1, params1, strat0, params0)
+        start_solo_game_nb(m, machine.size, key, g, strat0, params0, strat1, params1)
         campaign_nb(m)
         write_campaign_nb(out, i, g, m, sid0 if g % 2 == 0 else sid1)
 
@@ -942,12 +938,7 @@ def _solo_step(machine, what, arg, s0, p0, s1, p1):
     if what == SO_STEP_MARIA_SETUP:
         maria_setup_nb(m)
     elif what == SO_STEP_MARIA_TURN:
-        turn_start_nb(m, 1)
-        if m[S_DONE] == 0:
-            maria_actions_nb(m)
-        maria_end_nb(m)
-        if m[S_DONE] == 0:
-            end_turn_nb(m, 1)
+        maria_turn_nb(m)
     elif what == SO_STEP_PLAYER_START:
         turn_start_nb(m, 0)
         if m[M_SOLO] == SOLO_CAMPAIGN and m[S_DONE] == 0:
@@ -961,19 +952,11 @@ def _solo_step(machine, what, arg, s0, p0, s1, p1):
     elif what == SO_STEP_BATTLE:
         battle_setup_nb(m, arg)
     elif what == SO_STEP_IDEA_TURN:
-        turn_start_nb(m, 1)
-        if m[S_DONE] == 0:
-            idea_actions_nb(m)
-        if m[S_DONE] == 0:
-            end_turn_nb(m, 1)
+        idea_turn_nb(m)
     elif what == SO_STEP_REWARD:
         reward_nb(m, arg)
     elif what == SO_STEP_BATTLE_DONE:
         battle_done_nb(m, arg)
-        if m[S_WINNER] == 0:
-            m[SOLO0 + SO_WON] += 1
-        else:
-            m[SOLO0 + SO_LOST] = arg + 1
     return 0
 
 

@@ -21,6 +21,7 @@ from simulators.blade_rondo.effects_nb import (
     card_nb,
     eff_attack_nb,
     eff_defence_nb,
+    flow_step_nb,
     night_nb,
     on_machine,
     remaining_nb,
@@ -43,7 +44,6 @@ from simulators.blade_rondo.enums import (
     DO_CHANGE,
     DO_DAMAGE,
     DO_GAIN,
-    DO_JUMP,
     DO_MAGIC,
     DO_PERFORM,
     DO_PHYS,
@@ -65,7 +65,6 @@ from simulators.blade_rondo.enums import (
     P_B,
     P_C,
     P_D,
-    P_THEN,
     P_WIDTH,
     PARAM_ATK,
     PARAM_DEF,
@@ -138,10 +137,7 @@ def prog_damage_at_nb(m, seat, start, n, hand_after, dd, atk):
     while pc < end:
         row = PROG_AT + pc * P_WIDTH
         op = m[row]
-        if op == DO_JUMP:
-            pc += 1 + m[row + P_A]
-            continue
-        if op <= LAST_GUARD:
+        if op <= LAST_GUARD:  # a guard's condition as the deciding seat can read it (a jump: flow_step_nb)
             ok = True
             if op == IF_DAY:
                 ok = not night_nb(m)
@@ -153,7 +149,7 @@ def prog_damage_at_nb(m, seat, start, n, hand_after, dd, atk):
                 ok = hand_after == 0
             elif op == IF_DOLLS_AT_LEAST:
                 ok = m[SEAT0 + seat * SEAT_W + O_DOLLS] >= m[row + P_A]
-            pc += 1 if ok else 1 + m[row + P_THEN]
+            pc += flow_step_nb(m, row, ok)
             continue
         if op == DO_PHYS:
             d = 0 if m[row + P_B] else dd

@@ -8,7 +8,7 @@ spent, ``save`` the extra prevention asked for before the last battle (keeping a
 """
 from numba import njit
 
-from simulators.blade_rondo.effects_nb import card_nb
+from simulators.blade_rondo.effects_nb import card_nb, flow_step_nb
 from simulators.blade_rondo.enums import (
     A_PROG,
     A_PROG_N,
@@ -42,10 +42,8 @@ from simulators.blade_rondo.enums import (
     IDEA_AT,
     LAST_GUARD,
     O_LIFE,
-    P_A,
     P_B,
     P_C,
-    P_THEN,
     P_WIDTH,
     PROG_AT,
     SC_ACT,
@@ -126,11 +124,8 @@ def amulet_choice_nb(m, mask, params):
         while pc < end:
             row = PROG_AT + pc * P_WIDTH
             op = m[row]
-            if op == DO_JUMP:
-                pc += 1 + m[row + P_A]
-                continue
             if op <= LAST_GUARD:
-                pc += 1 if cond_nb(p, 0, FRAMES, row) else 1 + m[row + P_THEN]
+                pc += flow_step_nb(p, row, op == DO_JUMP or cond_nb(p, 0, FRAMES, row))
                 continue
             if op == DO_NEGATE or op == DO_NEG_UNLESS_PAY:
                 prevented += d
