@@ -199,16 +199,20 @@ def test_drafting_prefers_the_stronger_cards():
     assert kept > np.mean(list(score.values()))
 
 
+@pytest.mark.parametrize("setup", ["nt", "gg", "base", "blade_strom", "custom", "nt_first_battle",
+                                   "nt_first_battle_pick", "gg_first_battle", "gg_first_battle_pick", "gg_mixed"])
 @pytest.mark.parametrize("pair", [("random", "random"), ("random", "greedy"), ("control", "random")])
-def test_inline_random_draw_matches_the_strategy_call(pair):
-    """decide_nb draws for the built-in random strategy itself (SG_INLINE, from M_RANDOM_FN): the records equal
-    those of the same games asking random_nb through its function value."""
+def test_inline_random_draw_matches_the_strategy_call(pair, setup):
+    """decide_nb draws for the built-in random strategy itself (SG_INLINE, from M_RANDOM_FN; the action step's
+    unasked choices, the random draft ``_random_draft_nb``): in every setup the records equal those of the same
+    games asking random_nb through its function value (the fast path against the general one)."""
     from simulators.blade_rondo.game import new_machine, random_fn_word
     from simulators.blade_rondo.rules_nb import simulate_chunk_nb
 
     from simulators.blade_rondo.game import simulate_chunk
 
-    p = prep(*pair, setup="gg_mixed")
+    hands = {"options": {"hand1": "1,2,3,21,22,41,42", "hand2": "4,5,6,23,24,43,44"}} if setup == "custom" else {}
+    p = prep(*pair, setup=setup, **hands)
     assert random_fn_word() != 0
     mf = new_machine(p.tables, p.settings)
     fast = simulate_chunk(p.tables, p.settings, 0, 400, p.key, p.strategies, p.params, machine=mf)
