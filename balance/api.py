@@ -66,14 +66,16 @@ class Run:
         """Write report.html, summary.json, figures/ and tables/ (default: beside the run); return the summary.
 
         As ``balance report``: ``min_effect`` (a fraction: 0.02 is 2 points) and ``alpha`` judge the findings;
-        ``causal_deals`` deals of restricted play value the ranked cards (0: none)."""
-        from balance import causal, findings
+        ``causal_deals`` deals of restricted play value the ranked cards (0: none); the games the report shows
+        beyond the run's records (a draft's re-dealt setups, the game's own experiments) are played by
+        ``balance.analyses`` and kept in the run folder, as the cards' values are."""
+        from balance import analyses, causal, findings
         from reports.report import build
 
         return build(self.path, Path(out) if out else None,
                      min_effect=findings.DEFAULT_MIN_EFFECT if min_effect is None else min_effect,
                      alpha=findings.DEFAULT_ALPHA if alpha is None else alpha,
-                     card_values=causal.for_run(self.path, causal_deals))
+                     card_values=causal.for_run(self.path, causal_deals), analyses=analyses.for_run(self.path))
 
 
 def load_run(path: str | Path) -> Run:

@@ -374,7 +374,7 @@ def _report_json(s: dict, page: Path) -> dict:
 def _report(run_dir, out, min_effect=None, alpha=None, causal_deals=None, json_out=None, echo_err=False) -> dict:
     """Build the report and say its findings; ``json_out``: also write :func:`_report_json` there;
     ``echo_err``: say it on standard error (the caller writes JSON to standard output)."""
-    from balance import causal, findings
+    from balance import analyses, causal, findings
     from balance.runs import read_manifest
     from reports.report import build
 
@@ -387,7 +387,9 @@ def _report(run_dir, out, min_effect=None, alpha=None, causal_deals=None, json_o
     outputs.check_folder(out if out else Path(run_dir) / "report", "--out" if out else "report folder")
     chunk_files(Path(run_dir))  # every chunk against the manifest's sha256: a damaged one is one line, exit 2
     card_values = causal.for_run(Path(run_dir), causal_deals, log=lambda m: click.echo(m, err=True))
-    s = build(Path(run_dir), Path(out) if out else None, min_effect=min_effect, alpha=alpha, card_values=card_values)
+    played = analyses.for_run(Path(run_dir), log=lambda m: click.echo(m, err=True))  # the report plays no game
+    s = build(Path(run_dir), Path(out) if out else None, min_effect=min_effect, alpha=alpha, card_values=card_values,
+              analyses=played)
     dest = Path(out) if out else Path(run_dir) / "report"
     a = s["assessment"]
     say = (lambda line: click.echo(line, err=True)) if echo_err else _say(json_out)

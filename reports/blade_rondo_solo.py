@@ -3,10 +3,11 @@
 
 Maria: the player's win rate per strategy (a run's two strategy slots alternate by game), per card in the
 hand (with and without, and the difference), per card of Maria's that she drew, and for the first-test
-hand (with its first-turn exception and without it: small batches played through the engine with the
-run's strategies and seed). The campaign: clear rate per strategy, defeat rate per battle (of the
-campaigns that reached it) and per Idea (of the battles fought against it), clear rate per card in the
-kept starting hand, rewards taken, amulets spent. Every rate has its games and a 95% Wilson interval.
+hand (with its first-turn exception and without it: small batches :mod:`balance.first_test` played with the
+run's strategies and seed, handed in as ``analysis``; this module plays none). The campaign: clear rate per
+strategy, defeat rate per battle (of the campaigns that reached it) and per Idea (of the battles fought
+against it), clear rate per card in the kept starting hand, rewards taken, amulets spent. Every rate has its
+games and a 95% Wilson interval.
 """
 from __future__ import annotations
 
@@ -23,7 +24,6 @@ from balance.stats import fmt_rate
 from reports import aggregate, html
 from reports.figures import _finish, _label, points_axis, rate_bars
 
-FIRST_TEST_GAMES = 20_000  # per strategy, for the first-test table of a Maria run
 PROV_NOTE = ("† marks a provisional row: the opponent's cards (Maria's deck, the Ideas) are not public and are "
              "designs (RULINGS.md, Solo modes), so every rate against them is provisional; a card row is marked "
              "when the card's own text is provisional.")
@@ -112,28 +112,19 @@ def _maria_provisional(tables) -> bool:
     return any(bool(tables.data.files["maria"][k]["provisional"]) for k in tables.solo.sc_keys)
 
 
-def first_test_table(tables, spec) -> pl.DataFrame:
+def first_test_table(tables, analysis: dict) -> pl.DataFrame:
     """The first-test hand's win rate per strategy of the run, with the rulebook's first-turn exception and
-    without it (Maria draws and heats on her first turn), played through the engine."""
-    from balance.runs import Prepared, RunSpec
-
+    without it (Maria draws and heats on her first turn), from :func:`balance.first_test.analyse`'s counts."""
     provisional = _maria_provisional(tables)
-    rows = []
-    for name in dict.fromkeys(spec.strategies):
-        for label, ov in ((WITH_EXCEPTION, []),
-                          (WITHOUT_EXCEPTION, ["solo.maria.first_test_skip_draw=false",
-                                          "solo.maria.first_test_skip_basic_action=false"])):
-            prep = Prepared(RunSpec(game="blade_rondo_maria", games=FIRST_TEST_GAMES, seed=spec.seed,
-                                    setup="maria_first_test", strategies=[name], data_dir=spec.data_dir,
-                                    overrides=list(spec.overrides) + ov, plugins=list(spec.plugins)).normalised())
-            recs = prep.chunk(0, FIRST_TEST_GAMES)
-            rows.append({"name": name, "first_turn": label, "games": len(recs),
-                         "wins": int((recs["winner"] == 0).sum()), "mean_turns": float(recs["rounds"].mean()),
-                         "provisional": provisional})
+    rows = [{"name": r["name"], "first_turn": WITH_EXCEPTION if r["exception"] else WITHOUT_EXCEPTION,
+             "games": r["games"], "wins": r["wins"], "mean_turns": r["mean_turns"], "provisional": provisional}
+            for r in analysis["first_test"]]
     return _rate(pl.DataFrame(rows))
 
 
-def maria_report(run_dir: Path, tables, frames: dict, spec) -> dict:
+def maria_report(run_dir: Path, tables, frames: dict, spec, analysis: dict | None = None) -> dict:
+    """Maria's sections from the run's records, and the first-test table from ``analysis``
+    (:func:`balance.first_test.analyse`'s document), or a line saying it was not computed."""
     lf = aggregate.scan(Path(run_dir))
     win = pl.col("winner") == 0
     labels = tables.solo
@@ -144,14 +135,14 @@ def maria_report(run_dir: Path, tables, frames: dict, spec) -> dict:
     mprov = [bool(tables.data.files["maria"][k]["provisional"]) for k in labels.sc_keys]
     per_maria = _per_bit(lf, "maria_drawn", len(labels.sc_names), win, list(labels.sc_names), mprov)
     setups = _rate(lf.group_by("setup").agg(pl.len().alias("games"), win.sum().alias("wins")).sort("setup").collect())
-    first = first_test_table(tables, spec)
+    first = first_test_table(tables, analysis) if analysis is not None else None
     R = html.rows
     # the report shows these as Notes (descriptive, not tested): each says what kind of evidence it is
     findings = []
     for r in per_strategy.iter_rows(named=True):
         findings.append(f"Against Maria{'†' if r['provisional'] else ''}, {r['name']} wins "
                         f"{fmt_rate(r['wins'], r['games'])} (a count of this run's games).")
-    for name in dict.fromkeys(first["name"].to_list()):
+    for name in dict.fromkeys(first["name"].to_list() if first is not None else []):
         w, wo = (first.filter((pl.col("name") == name) & (pl.col("first_turn") == x)).row(0, named=True)
                  for x in (WITH_EXCEPTION, WITHOUT_EXCEPTION))
         findings.append(f"The first-test hand ({name}) wins {100 * w['win_rate']:.1f}% "
@@ -186,12 +177,15 @@ def maria_report(run_dir: Path, tables, frames: dict, spec) -> dict:
                                                  "drafted hand is chosen, not random)."),
                      "card in hand", "Maria: per card in hand", html.table(R(per_card.sort("difference")), card_cols,
                                                                            csv="maria_cards_in_hand")))
+    first_html = ("<p>Not computed: this report was built without the first-test analysis (<code>balance "
+                  "report</code> plays those games, <code>balance.first_test</code>, and keeps them in the run "
+                  "folder).</p>" if first is None else html.table(R(first), [
+                      ("strategy", "name"), ("Maria's first turn", "first_turn"), ("games", "games"),
+                      ("win rate (95% CI)", "rate"), ("mean turns", "mean_turns")], csv="maria_first_test")
+                  + "<p class='reading'>Played through the engine for this report (the rulebook's 7 cards), "
+                    f"{analysis['first_test_games']:,} games per row, seed {analysis['seed']}. {PROV_NOTE}</p>")
     sections = [
-        ("Maria: the first-test hand", html.table(R(first), [
-            ("strategy", "name"), ("Maria's first turn", "first_turn"), ("games", "games"),
-            ("win rate (95% CI)", "rate"), ("mean turns", "mean_turns")], csv="maria_first_test")
-         + "<p class='reading'>Played through the engine for this report (the rulebook's 7 cards), "
-           f"{FIRST_TEST_GAMES:,} games per row, seed {spec.seed}. {PROV_NOTE}</p>"),
+        ("Maria: the first-test hand", first_html),
         ("Maria: per setup in this run", html.table(R(setups.with_columns(
             pl.col("setup").replace_strict(SETUP_NAMES, return_dtype=pl.String, default="?").alias("setup_name"))),
             [("setup", "setup_name"), ("games", "games"), ("win rate (95% CI)", "rate")], csv="maria_setups")),
@@ -204,11 +198,12 @@ def maria_report(run_dir: Path, tables, frames: dict, spec) -> dict:
             + "<p class='reading'>Correlational: Maria draws more of her deck in longer games, so a card she drew "
               "often marks a long game rather than causing the result.</p>"))
     summary = {"per_strategy": per_strategy.to_dicts(), "per_card_in_hand": per_card.to_dicts(),
-               "first_test": first.to_dicts(), "maria_cards": per_maria.to_dicts(), "per_setup": setups.to_dicts()}
+               "first_test": first.to_dicts() if first is not None else None, "maria_cards": per_maria.to_dicts(),
+               "per_setup": setups.to_dicts()}
     card_keys = [""] + [tables.keys.get(i, "") for i in range(1, 61)]
     csvs = {"maria_strategies": _named(per_strategy), "maria_cards_in_hand": _keyed(per_card, card_keys),
-            "maria_first_test": _named(first), "maria_cards_drawn": _keyed(per_maria, list(labels.sc_keys),
-                                                                           name="maria_card_key"),
+            "maria_first_test": _named(first) if first is not None else pl.DataFrame(),
+            "maria_cards_drawn": _keyed(per_maria, list(labels.sc_keys), name="maria_card_key"),
             "maria_setups": setups.with_columns(pl.col("setup").replace_strict(
                 SETUP_NAMES, return_dtype=pl.String, default="?").alias("setup_name"))}
     return {"figures": figs, "sections": sections, "findings": findings, "summary": summary,

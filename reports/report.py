@@ -251,13 +251,16 @@ def solo_findings(t: dict[str, pl.DataFrame]) -> list[str]:
 
 
 def build(run_dir: Path, out_dir: Path | None = None, log=print, min_effect: float = findings.DEFAULT_MIN_EFFECT,
-          alpha: float = findings.DEFAULT_ALPHA, card_values=None) -> dict:
+          alpha: float = findings.DEFAULT_ALPHA, card_values=None, analyses: dict | None = None) -> dict:
     """Aggregate ``run_dir`` and write the report; return the summary dict.
 
     ``min_effect``/``alpha``: the findings engine's margin and family-wise error (``balance/findings.py``).
     ``card_values(card indices) -> dict``: restricted-play values of the cards the report ranks
     (``balance.causal.cached_card_values`` bound to the run, passed by the CLI: a report reads runs and never
-    simulates itself); without it the card table stays correlational and no card is tested."""
+    simulates itself); without it the card table stays correlational and no card is tested.
+    ``analyses``: the games played for the report (``balance.analyses.for_run``: the draft's re-dealt setups,
+    the game's own experiments), as plain data; None: asked of that layer here (cached in the run folder);
+    an entry missing from the dict: its sections say it was not computed."""
     t0 = time.perf_counter()
     run_dir = Path(run_dir)
     out_dir = Path(out_dir) if out_dir else run_dir / "report"
@@ -290,7 +293,11 @@ def build(run_dir: Path, out_dir: Path | None = None, log=print, min_effect: flo
     pool = drafts.card_pool(game, tables, spec)  # the setup's cards (Blade Rondo's nt: No.21-40)
     if "card" in t:  # named cards of the setup only, most played first
         t["card"] = aggregate.card_view(t["card"], pool)
-    draft = None if solo else drafts.draft_rates(run_dir, drafts.DEFAULT_GAMES)
+    if analyses is None:  # ask the analyses layer (it plays, caches and hands back plain data)
+        from balance.analyses import for_run
+
+        analyses = for_run(run_dir)
+    draft = None if solo else drafts.rates(analyses.get("draft"))
     unit = labels.get("length_unit") or game.length_unit
     seats = int(labels.get("seats", 2))
     fair_words = (f"(1 - its draw rate) / {seats}" if seats == 2 and not solo else
@@ -388,6 +395,8 @@ def build(run_dir: Path, out_dir: Path | None = None, log=print, min_effect: flo
         for kind in draft.kinds if not draft.mismatches else ():
             if draft.of(kind).height:
                 csv(f"draft_{kind}", draft.of(kind), {"item": draft.item})
+    elif "draft" not in analyses and game.draft is not None and not solo:
+        sections.extend(drafts.not_computed())
     if "strategy" in frames and len(frames["strategy"]):
         names = list(spec.strategies)
         strat = frames["strategy"].with_columns(pl.col("strategy").map_elements(
@@ -434,7 +443,8 @@ def build(run_dir: Path, out_dir: Path | None = None, log=print, min_effect: flo
                 ("defeat rate (95% CI)", "rate")], csv="solo_battles")))
     game_part = {}
     if part_fn is not None:  # a game's own sections, findings and summary (e.g. reports/rose_duel.py)
-        game_part = part_fn(run_dir, tables, t, spec) or {}
+        own = {"analysis": analyses.get("game")} if game.analyses else {}  # None: not computed
+        game_part = part_fn(run_dir, tables, t, spec, **own) or {}
         for name, df in game_part.get("tables", {}).items():  # the CSVs its sections' tables name
             csv(name, df)
         for name, fig, alt, head, table in game_part.get("figures", []):

@@ -1,10 +1,11 @@
 """The rose duel's own report parts, called by ``reports/report.py`` through ``game_parts``.
 
 From the run's records: win rate per duelist, per seat and per player count, Revolution rate, game
-length and timeout rate per player count, and the phase outcomes the games produced. From duels
-played through the engine's own duel kernel (``simulators.rose_duel.duel``): the duel win
+length and timeout rate per player count, and the phase outcomes the games produced. From the duels
+:mod:`balance.duels` played for the report (handed in as ``analysis``: this module plays none): the duel win
 probability by skill difference, the exact odds of one duel phase (two dice counted) beside the
-simulated ones, and a check for a dominant choice (hit location, focus split).
+simulated ones, and a check for a dominant choice (hit location, focus split). A report built without that
+analysis says so in place of those three.
 """
 from __future__ import annotations
 
@@ -19,10 +20,6 @@ import polars as pl  # noqa: E402
 from reports import aggregate, html  # noqa: E402
 from reports.figures import _finish, _whiskers, percent_axis  # noqa: E402
 from simulators.rose_duel import enums as E  # noqa: E402
-
-DUELS_PER_PAIR = 400  # duels per ordered pair of duelists for the skill-difference curve
-CHOICE_DUELS = 300  # duels per pair and choice for the dominant-choice check
-
 
 def _player_count_tables(run_dir: Path, tables) -> dict[str, pl.DataFrame]:
     lf = aggregate.scan(run_dir)
@@ -71,82 +68,22 @@ def _fair(df: pl.DataFrame) -> pl.DataFrame:
                            .alias("reference")).with_columns((pl.col("win_rate") - pl.col("reference")).alias("edge"))
 
 
-def _pairs(tables):
-    return [(a, b) for a in tables.playable for b in tables.playable if a != b]
-
-
-def _even_split(focus: int) -> list[int]:
-    return [(focus + 1) // 2, focus // 2, 0]
-
-
-def skill_curve(tables, seed: int = 7) -> pl.DataFrame:
-    """Duel win probability of the challenger by skill difference (thrust + parry, A - B)."""
-    from simulators.rose_duel.duel import run_duels
-
-    f = tables.data.files["duelists"]
-    rows = []
-    for a, b in _pairs(tables):
-        out = run_duels(tables, a, b, DUELS_PER_PAIR, seed=seed + 97 * a + b)
-        fa, fb = f[tables.duelist_keys[a]], f[tables.duelist_keys[b]]
-        rows.append({"diff": fa["thrust"] + fa["parry"] - fb["thrust"] - fb["parry"],
-                     "games": DUELS_PER_PAIR, "wins": int((out[:, 0] == 0).sum())})
+def skill_curve(rows: list[dict]) -> pl.DataFrame:
+    """Duel win probability of the challenger by skill difference (thrust + parry, A - B), from the per-pair
+    counts of :func:`balance.duels.skill_rows`."""
     df = pl.DataFrame(rows).group_by("diff").agg(pl.col("games").sum(), pl.col("wins").sum()).sort("diff")
     return aggregate.with_interval(df)
 
 
-def phase_check(tables, seed: int = 11, n: int = 4000) -> pl.DataFrame:
-    """Exact first-phase odds (hit, lock, parry; initiative mixed in) beside simulated ones, per pair, with
-    an even thrust/parry split and no cards."""
-    from simulators.rose_duel.duel import initiative_odds, phase_odds, run_duels
-
-    f = tables.data.files["duelists"]
-    faces = int(tables.image[E.RULES_AT + E.R_DIE])
-    rows = []
-    for a, b in _pairs(tables)[::7]:
-        fa, fb = f[tables.duelist_keys[a]], f[tables.duelist_keys[b]]
-        sa, sb = _even_split(fa["focus"]), _even_split(fb["focus"])
-        pa = initiative_odds(sa[2], sb[2], faces)
-        oa = phase_odds(fa["thrust"] + sa[0], fb["parry"] + sb[1], faces)
-        ob = phase_odds(fb["thrust"] + sb[0], fa["parry"] + sa[1], faces)
-        exact = [float(pa * oa[i] + (1 - pa) * ob[i]) for i in range(3)]
-        out = run_duels(tables, a, b, n, seed=seed + a * 31 + b, focus=(sa, sb), no_cards=True)
-        sim = [float((out[:, 3] == i).mean()) for i in range(3)]
-        rows.append({"pair": f"{fa['name']} vs {fb['name']}", "char": a, "opp_char": b,
-                     "exact_hit": exact[0], "sim_hit": sim[0],
-                     "exact_lock": exact[1], "sim_lock": sim[1], "exact_parry": exact[2], "sim_parry": sim[2],
-                     "duels": n})
+def phase_check(rows: list[dict]) -> pl.DataFrame:
+    """Exact first-phase odds beside simulated ones, per pair (:func:`balance.duels.phase_rows`)."""
     return pl.DataFrame(rows)
 
 
-def choice_check(tables, seed: int = 13) -> tuple[pl.DataFrame, list[str]]:
+def choice_check(rows: list[dict]) -> tuple[pl.DataFrame, list[str]]:
     """The challenger's duel win rate for each fixed hit location and focus split (the other side plays
-    the heuristic), pooled over every pair; a note when one choice beats every other one clearly."""
-    from simulators.rose_duel.duel import run_duels
-
-    f = tables.data.files["duelists"]
-    locs = [("rose", E.LOC_ROSE), ("body", E.LOC_BODY)] + [
-        (k, E.LOC_OBJ + i) for i, k in enumerate(tables.object_keys)]
-    rows = []
-    for label, loc in locs:
-        w = n = 0
-        for a, b in _pairs(tables)[::3]:
-            out = run_duels(tables, a, b, CHOICE_DUELS, seed=seed + a * 13 + b, location=(loc, None))
-            w += int((out[:, 0] == 0).sum())
-            n += CHOICE_DUELS
-        rows.append({"choice": f"aim at {label}", "kind": "location", "key": label, "games": n, "wins": w})
-    for label, frac in (("all thrust", (1.0, 0.0)), ("even thrust/parry", (0.5, 0.5)), ("all parry", (0.0, 1.0)),
-                        ("all initiative", (0.0, 0.0))):
-        w = n = 0
-        for a, b in _pairs(tables)[::3]:
-            fo = f[tables.duelist_keys[a]]["focus"]
-            t = int(round(frac[0] * fo))
-            p = int(round(frac[1] * fo)) if frac[1] else 0
-            p = min(p, fo - t)
-            out = run_duels(tables, a, b, CHOICE_DUELS, seed=seed + 5 + a * 13 + b, focus=([t, p, fo - t - p], None))
-            w += int((out[:, 0] == 0).sum())
-            n += CHOICE_DUELS
-        rows.append({"choice": f"focus {label}", "kind": "focus", "key": label.replace(" ", "_").replace("/", "_"),
-                     "games": n, "wins": w})
+    the heuristic), pooled over every pair (:func:`balance.duels.choice_rows`); a note when one choice beats
+    every other one clearly."""
     df = aggregate.with_interval(pl.DataFrame(rows))
     notes = []
     for kind in ("location", "focus"):
@@ -157,6 +94,11 @@ def choice_check(tables, seed: int = 13) -> tuple[pl.DataFrame, list[str]]:
                          f"playing the heuristic): {best['choice']} wins {100 * best['win_rate']:.1f}% of duels "
                          f"(next best, {second['choice']}: {100 * second['win_rate']:.1f}%; 95% intervals apart).")
     return df, notes
+
+
+NOT_COMPUTED = ("<p>Not computed: this report was built without the rose duel's duel analysis "
+                "(<code>balance report</code> plays those duels, <code>balance.duels</code>, and keeps them in the "
+                "run folder).</p>")
 
 
 def _curve_figure(curve: pl.DataFrame):
@@ -182,11 +124,17 @@ def _curve_figure(curve: pl.DataFrame):
                         "games instead).")
 
 
-def report_sections(run_dir: Path, tables, t: dict, spec) -> dict:
+def report_sections(run_dir: Path, tables, t: dict, spec, analysis: dict | None = None) -> dict:
+    """The sections from the run's records, and from ``analysis`` (:func:`balance.duels.analyse`'s document)
+    the duel tables, or a line saying they were not computed."""
     pc = _player_count_tables(Path(run_dir), tables)
-    curve = skill_curve(tables)
-    phases = phase_check(tables)
-    choices, notes = choice_check(tables)
+    if analysis is not None:
+        curve = skill_curve(analysis["skill_difference"])
+        phases = phase_check(analysis["phase_odds"])
+        choices, notes = choice_check(analysis["choices"])
+    else:
+        curve = phases = choices = None
+        notes = []
     R = html.rows
     per_n = pc["players"]
     findings = list(notes)
@@ -218,13 +166,26 @@ def report_sections(run_dir: Path, tables, t: dict, spec) -> dict:
         ("Win rate per duelist and player count", html.table(R(pc["duelist_by_players"]), [
             ("players", "n_players"), ("duelist", "name"), ("games", "games"), ("wins", "wins"), ("draws", "draws"),
             ("win rate (95% CI)", "rate"), *fair_cols], csv="duelist_by_players") + fair),
+    ]
+    in_games = (f"<p class='reading'>In this run's games (every strategy choice and card): attacks hit "
+                f"{100 * ph['phase_hits'] / tot:.1f}%, lock {100 * ph['phase_locks'] / tot:.1f}%, parried "
+                f"{100 * ph['phase_parries'] / tot:.1f}% of {tot:,} phases.</p>")
+    summary = {
+        "players": per_n.to_dicts(), "seat_by_players": pc["seat_by_players"].to_dicts(),
+        "duelist_by_players": pc["duelist_by_players"].to_dicts(), "phase_outcomes_in_games": ph,
+    }
+    # every table above also as tables/<name>.csv (reports/report.py adds the duelists' keys)
+    csvs = {"players": per_n, "seat_by_players": pc["seat_by_players"], "duelist_by_players": pc["duelist_by_players"]}
+    if analysis is None:
+        sections.insert(0, ("Skill and duels", NOT_COMPUTED))
+        sections += [("One duel phase: exact and simulated", NOT_COMPUTED + in_games),
+                     ("Choices in a duel", NOT_COMPUTED)]
+        return {"figures": [], "sections": sections, "findings": findings, "summary": summary, "tables": csvs}
+    sections += [
         ("One duel phase: exact and simulated", html.table(R(phases), [
             ("pair (even split, no cards)", "pair"), ("hit exact", "exact_hit"), ("hit sim.", "sim_hit"),
             ("lock exact", "exact_lock"), ("lock sim.", "sim_lock"), ("parry exact", "exact_parry"),
-            ("parry sim.", "sim_parry"), ("duels", "duels")], csv="phase_odds")
-         + f"<p class='reading'>In this run's games (every strategy choice and card): attacks hit "
-           f"{100 * ph['phase_hits'] / tot:.1f}%, lock {100 * ph['phase_locks'] / tot:.1f}%, parried "
-           f"{100 * ph['phase_parries'] / tot:.1f}% of {tot:,} phases.</p>"),
+            ("parry sim.", "sim_parry"), ("duels", "duels")], csv="phase_odds") + in_games),
         ("Choices in a duel", html.table(R(choices), [("challenger's choice", "choice"), ("duels", "games"),
                                                       ("challenger wins (95% CI)", "rate")], csv="choices")
          + "<p class='reading'>" + (" ".join(notes) or "No choice dominates: every best interval overlaps the "
@@ -233,13 +194,7 @@ def report_sections(run_dir: Path, tables, t: dict, spec) -> dict:
     figs = [("skill_difference", _curve_figure(curve), "duel win by skill difference", "Skill and duels",
              html.table(R(curve), [("difference", "diff"), ("duels", "games"), ("challenger wins (95% CI)", "rate")],
                         csv="skill_difference"))]
-    summary = {
-        "players": per_n.to_dicts(), "seat_by_players": pc["seat_by_players"].to_dicts(),
-        "duelist_by_players": pc["duelist_by_players"].to_dicts(), "skill_difference": curve.to_dicts(),
-        "phase_odds": phases.to_dicts(), "choices": choices.to_dicts(), "dominant_choices": notes,
-        "phase_outcomes_in_games": ph,
-    }
-    # every table above also as tables/<name>.csv (reports/report.py adds the duelists' keys)
-    csvs = {"players": per_n, "seat_by_players": pc["seat_by_players"], "duelist_by_players": pc["duelist_by_players"],
-            "phase_odds": phases, "choices": choices, "skill_difference": curve}
+    summary |= {"skill_difference": curve.to_dicts(), "phase_odds": phases.to_dicts(), "choices": choices.to_dicts(),
+                "dominant_choices": notes}
+    csvs |= {"phase_odds": phases, "choices": choices, "skill_difference": curve}
     return {"figures": figs, "sections": sections, "findings": findings, "summary": summary, "tables": csvs}

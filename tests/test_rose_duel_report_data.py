@@ -55,7 +55,7 @@ def test_every_packaged_value_is_provisional():
 
 
 def test_report_has_the_rose_duel_parts(tmp_path, monkeypatch):
-    import reports.rose_duel as R
+    import balance.duels as R
     from balance.runs import RunSpec, run
     from reports.report import build
 

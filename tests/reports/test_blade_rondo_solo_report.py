@@ -31,7 +31,7 @@ def _check_rate(r: dict, prefix: str = "") -> None:
 
 @pytest.fixture(scope="module")
 def maria(tmp_path_factory):
-    import reports.blade_rondo_solo as S
+    import balance.first_test as S
     from reports.report import build
 
     d = tmp_path_factory.mktemp("maria") / "r"

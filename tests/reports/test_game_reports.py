@@ -14,6 +14,7 @@ import polars as pl
 import pytest
 
 import balance
+from balance.drafts import colosseum_draft, draft_counts
 from reports import aggregate, drafts, figures, html
 
 matplotlib.use("Agg")
@@ -29,7 +30,7 @@ def _cells(page: str) -> list[str]:
 def runs(tmp_path_factory):
     """A small default run of each two- and more-player game (default setup and strategy; the rose duel: four
     players) and a report of each, built as ``balance report`` builds it (without restricted play)."""
-    import reports.rose_duel as R
+    import balance.duels as R
     from reports.report import build
 
     base = tmp_path_factory.mktemp("game_reports")
@@ -212,7 +213,7 @@ def _popcount(a: np.ndarray) -> np.ndarray:
 
 def test_blade_strom_pick_rate_when_offered(tmp_path):
     run = _draft_run(tmp_path, "blade_rondo", "blade_strom", ["greedy", "random"])
-    dr = drafts.draft_rates(run.path, games=300)
+    dr = drafts.rates(draft_counts(run.path, games=300))
     assert dr is not None and dr.mismatches == 0 and dr.games == 300 and dr.run_games == 400
     t = dr.of("keep")
     assert set(t["strategy"]) == {"greedy", "random"}
@@ -232,7 +233,7 @@ def test_blade_strom_pick_rate_when_offered(tmp_path):
 
 def test_gg_mixed_ban_rates_and_keeps_from_the_35_handed_over(tmp_path):
     run = _draft_run(tmp_path, "blade_rondo", "gg_mixed", ["random"], games=200)
-    dr = drafts.draft_rates(run.path, games=200)
+    dr = drafts.rates(draft_counts(run.path, games=200))
     assert dr.mismatches == 0 and dr.kinds == ("keep", "ban")
     ban, keep = dr.of("ban"), dr.of("keep")
     assert ban["offered"].sum() == 2 * 200 * 40 and ban["taken"].sum() == 2 * 200 * 5  # each bans 5 of its 40
@@ -247,7 +248,7 @@ def test_colosseum_draft_redeal_is_exact_and_a_wrong_replay_is_caught(tmp_path):
     from balance.runs import RunSpec, read_manifest
 
     run = _draft_run(tmp_path, "colosseum", "draft", ["greedy", "random"], games=600)
-    dr = drafts.draft_rates(run.path, games=600)
+    dr = drafts.rates(draft_counts(run.path, games=600))
     assert dr.method == "re-dealt" and dr.mismatches == 0
     t = dr.of("keep")
     assert t["offered"].sum() == 2 * 600 * 3 and t["taken"].sum() == 2 * 600  # 3 dealt, 1 picked, per seat
@@ -259,7 +260,7 @@ def test_colosseum_draft_redeal_is_exact_and_a_wrong_replay_is_caught(tmp_path):
     # the re-deal is checked against the records: another seed deals other characters, and the report says so
     man = read_manifest(run.path)
     wrong = replace(RunSpec(**man["spec"]), seed=man["spec"]["seed"] + 1)
-    bad = drafts.colosseum_draft(run.path, wrong, int(man.get("rotation", 1)), 600)
+    bad = drafts.rates(colosseum_draft(run.path, wrong, int(man.get("rotation", 1)), 600))
     assert bad.mismatches > 0
     (_, body), = drafts.sections(bad)
     assert "Not shown" in body and "<table>" not in body
@@ -268,7 +269,7 @@ def test_colosseum_draft_redeal_is_exact_and_a_wrong_replay_is_caught(tmp_path):
 def test_no_draft_section_without_a_draft(runs):
     for game in ("colosseum", "rose_duel"):
         run, _, page = runs[game]
-        assert drafts.draft_rates(run.path) is None and "Draft:" not in page
+        assert draft_counts(run.path) is None and "Draft:" not in page
     run, _, page = runs["blade_rondo"]  # nt: 15 dealt, keep 7
     assert "Draft: cards kept when offered" in page
 

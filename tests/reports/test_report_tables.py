@@ -36,8 +36,8 @@ RUNS = {"colosseum": (dict(setup="draft", strategies=("greedy", "random")), 2000
 def reports(tmp_path_factory):
     """A report of a small run of each game, built as ``balance report`` builds it (with restricted play on
     100 deals, so the card-values table is on the page)."""
-    import reports.blade_rondo_solo as S
-    import reports.rose_duel as R
+    import balance.duels as R
+    import balance.first_test as S
     from reports.report import build
 
     base = tmp_path_factory.mktemp("report_tables")
