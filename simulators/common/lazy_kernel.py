@@ -1,0 +1,20 @@
+"""A kernel compiled (or loaded from numba's cache) when it is first wanted, not when its module is imported.
+
+A game's chunk kernels take a minute or more to compile cold and are not needed by every command that imports
+their module (a report, a data check): ``lazy_kernel(sig, fn)`` is the function that returns
+``njit(sig, cache=True)(fn)``, made on its first call and kept for the process.
+"""
+import functools
+
+from numba import njit
+
+
+def lazy_kernel(sig, fn):
+    """A function of no arguments returning ``fn`` compiled for ``sig`` (cached on disk), made once."""
+
+    @functools.cache
+    def kernel():
+        return njit(sig, cache=True)(fn)
+
+    kernel.__doc__ = f"``{fn.__name__}`` compiled for its signature (or loaded from the cache) on first use."
+    return kernel
