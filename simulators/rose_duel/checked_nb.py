@@ -9,6 +9,7 @@ default kernels' records for the same games.
 import numpy as np
 from numba import njit, types
 
+from simulators.common.lazy_kernel import lazy_kernel
 from simulators.common.memory_nb import as_machine_nb, unmanaged_view_nb
 from simulators.common.rng_nb import rand_below_nb, seed_nb
 from simulators.rose_duel.enums import (
@@ -131,13 +132,7 @@ def _checked_chunk(machine, start, count, key, n_players, fixed, strats, params,
         out[i, 4] = m[S_TURN]
 
 
-_compiled = {}
-
-
-def checked_chunk_nb():
-    if "chunk" not in _compiled:
-        _compiled["chunk"] = njit(CHECKED_SIG, cache=True)(_checked_chunk)
-    return _compiled["chunk"]
+checked_chunk_nb = lazy_kernel(CHECKED_SIG, _checked_chunk)  # the compiled chunk kernel: checked_chunk_nb()(...)
 
 
 def run_checked(tables, settings, start, count, key, strategies, params) -> np.ndarray:

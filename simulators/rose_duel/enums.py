@@ -180,9 +180,10 @@ STATE_END = FIRST_USED + MAX_KINDS
 # the kernels decide inline
 CALL_AT = STATE_END
 CALL_W = 2 + 2 * MAX_SEATS  # seats_nb.block_words(MAX_SEATS) (checked by call_nb; this module imports no numba)
-C_UNIFORM = CALL_AT + CALL_W  # bit mask of the seats whose strategy is call_nb.uniform_strategy_nb (drawn inline)
-C_HEUR = C_UNIFORM + 1  # bit mask of the seats playing heuristic_nb.heuristic_nb or akio_nb (decided inline)
-C_AKIO_MODE = C_HEUR + 1  # bit mask of the seats playing heuristic_nb.akio_nb
+# (builtin_inline_nb.mark_builtins_nb)
+C_UNIFORM = CALL_AT + CALL_W  # bit mask of the seats playing strategies.rose_duel.builtin.random_nb (drawn inline)
+C_HEUR = C_UNIFORM + 1  # bit mask of the seats playing the built-in heuristic_nb or akio_nb (decided inline)
+C_AKIO_MODE = C_HEUR + 1  # bit mask of the seats playing the built-in akio_nb
 CALL_END = C_AKIO_MODE + 1
 
 # --- tables

@@ -21,24 +21,25 @@ from numba import from_dtype, njit, types
 from numba.types import void
 from numba.types import int64 as i8
 
+from simulators.common.lazy_kernel import lazy_kernel
 from simulators.common.memory_nb import MACHINE_PTR, as_machine_nb
 from simulators.common.numba_compat import first_use
 from simulators.common.seats_nb import legal_nb, lowest_choice_nb
+from simulators.common.stream_nb import load_stream_nb, shuffle_words_nb
+from simulators.common.trace_nb import append_event_nb
 from simulators.common.rng_nb import (
     below_nb, cmov_nb, popcount_nb, rand_below_nb, rand_bit16_inline_nb, rand_bit16_nb, seed_nb, select_bit16_nb,
-    set_stream_nb, trailing_zeros_nb, unit_float_nb, xoshiro_step_if_nb, xoshiro_step_nb,
+    set_stream_nb, trailing_zeros_nb, xoshiro_step_if_nb, xoshiro_step_nb,
 )
-from simulators.rose_duel.call_nb import (
-    BUILTINS_T, PARAMS_T, STRATS_T, call_strategy_nb, install_at_nb, install_nb, params_row_nb, uniform_choice_nb,
+from simulators.rose_duel.builtin_inline_nb import (
+    PICK_DRAW, akio_focus_nb, akio_mode_nb, builtin_params_nb, drawn_nb, heuristic_action_pick_nb,
+    heuristic_challenge_nb, heuristic_draw_nb, heuristic_duel_card_pick_nb, heuristic_location_nb, heuristic_pick_nb,
+    heuristic_react_nb, heuristic_side_nb, heuristic_target_pick_nb, plays_heuristic_nb, plays_random_nb,
+    spectate_from_nb, uniform_choice_nb,
 )
-from simulators.rose_duel.heuristic_nb import (
-    PICK_DRAW, akio_focus_nb, drawn_nb, heuristic_action_pick_nb, heuristic_challenge_nb, heuristic_draw_nb,
-    heuristic_duel_card_pick_nb, heuristic_location_nb, heuristic_pick_nb, heuristic_side_nb,
-    heuristic_react_nb, heuristic_spectate_nb, heuristic_target_pick_nb, location_from_nb, spectate_from_nb,
-    split_total_nb,
-)
+from simulators.rose_duel.call_nb import BUILTINS_T, PARAMS_T, STRATS_T, call_strategy_nb, install_at_nb, install_nb
 from simulators.rose_duel.enums import (
-    C_AKIO_MODE, C_HEUR, C_UNIFORM,
+    C_HEUR, C_UNIFORM,
     SCR_DICE_AT, SCR_DICE_N, SCR_DICE_POS, SCR_ERR, SCR_ON, R_UNOWNED_GOALS, UNOWNED_VICTOR,
     R_FORBID_KINDS, R_FORBID_SEATS, FIRST_BITS, FIRST_COLUMNS, FIRST_PER_COLUMN, FIRST_TURN_CAP, FIRST_USED,
     ACTION_KINDS_AT, AKIO_AT, AKIO_CARDS_AT, AKIO_HAND, CANCEL_BY_AT, CA_COPIES, CA_DUEL_EFF, CA_DUEL_EFF_N, CA_EFF,
@@ -73,12 +74,13 @@ from simulators.rose_duel.enums import (
     S_HOUSE_DUELIST, S_HOUSE_OUT_TURN, S_HOUSE_START, S_ILLEGAL_SEAT, S_IN_DUEL, S_INVOLVED, S_N_ACTIVE,
     S_N_PLAYERS, S_POOL, S_REVOLUTIONS, S_STATUS_DUE, S_TURN, S_VICTOR, S_VICTOR_CHANGES, S_VICTOR_REST, S_WINNER, SEAT0, SEAT_W,
     SIDE_W, SPLIT_AT, SPLIT_MASK_AT, SPLIT_SEL_AT, N_SPLITS,
-    ST_INIT, ST_PARRY, ST_STRENGTH, ST_THRUST, STATE0, STATE_END, TRACE_W,
+    ST_INIT, ST_PARRY, ST_STRENGTH, ST_THRUST, STATE0, STATE_END,
     UNPLAYED_VICTOR, HOUSE_GOALS_WINNER, STATUS_UNINVOLVED, STATUS_TURN_PLAYER, BOTH_COLLAPSE_VICTOR,
     REV_PLAYERS_ACTIVE, WHO_ALL, WHO_OTHERS, WHO_SELF, WHO_TARGET, X_AKIO, X_ALLOC, X_BASE_P, X_BASE_S, X_BASE_T,
     X_DMOD, X_DUELIST, X_FOCUS, X_GUARD, X_LOC, X_MAXST, X_PMOD, X_SEAT, X_STAMINA, X_UNARMED, YES, FOCUS_MEMO_AT,
 )
 from simulators.rose_duel.enums import record_dt
+from simulators.rose_duel.splits_nb import split_index_nb, split_total_nb
 
 MP = MACHINE_PTR
 RECORDS_T = types.Array(from_dtype(record_dt), 1, "C")
@@ -121,13 +123,6 @@ def roll_nb(m):
 
 
 @njit(cache=True, inline='always')
-def load_stream_nb(m):
-    """The game stream's four state words (uint64), to draw on in locals (``roll_local_nb``); ``set_stream_nb``
-    stores them back before anything else draws."""
-    return np.uint64(m[M_RNG]), np.uint64(m[M_RNG + 1]), np.uint64(m[M_RNG + 2]), np.uint64(m[M_RNG + 3])
-
-
-@njit(cache=True, inline='always')
 def roll_local_nb(m, scr, die, s0, s1, s2, s3):
     """``roll_nb`` on a stream state held in locals: (the roll, the new state). ``scr``: a scripted game (the
     script's next die; the stream is not drawn)."""
@@ -138,23 +133,26 @@ def roll_local_nb(m, scr, die, s0, s1, s2, s3):
 
 
 @njit(cache=True, inline='always')
+def highest_rollers_nb(m, rolling):
+    """One round of a roll-off (the turn order, G7; Akio's player, R3): each seat of ``rolling`` rolls a die, in
+    seat order; the seats of the highest roll."""
+    top = 0
+    best = 0
+    for s in range(m[S_N_PLAYERS]):
+        if (rolling >> s) & 1:
+            r = roll_nb(m)
+            if r > top:
+                top = r
+                best = 1 << s
+            elif r == top:
+                best |= 1 << s
+    return best
+
+
+@njit(cache=True, inline='always')
 def emit_nb(m, seat, code, a, b, c):
     """Append one event row to the trace (no-op when tracing is off)."""
-    cap = m[M_TRACE_CAP]
-    if cap == 0:
-        return
-    n = m[M_TRACE_N]
-    if n >= cap:
-        m[M_TRACE_CUT] = 1
-        return
-    at = m[M_TRACE_AT] + n * TRACE_W
-    m[at] = m[S_TURN]
-    m[at + 1] = seat
-    m[at + 2] = code
-    m[at + 3] = a
-    m[at + 4] = b
-    m[at + 5] = c
-    m[M_TRACE_N] = n + 1
+    append_event_nb(m, M_TRACE_CAP, M_TRACE_N, M_TRACE_CUT, M_TRACE_AT, m[S_TURN], seat, code, a, b, c)
 
 
 @njit(cache=True, inline='always')
@@ -267,8 +265,7 @@ def house_choice_nb(m, phase, mask):
         n = popcount_nb(mask)
         f = split_total_nb(n)
         if f >= 0 and f <= MAX_FOCUS and m[SPLIT_MASK_AT + f] == mask:
-            t = (f + 1) // 2
-            return t * (MAX_FOCUS + 1) - (t * (t - 1)) // 2 + f - t
+            return split_index_nb((f + 1) // 2, f)
         f = 0
         for x in range(10):
             if m[SPLIT_MASK_AT + x] == mask:
@@ -307,23 +304,23 @@ def ask_nb(m, seat, phase, mask):
     """The seat's choice for a decision: its strategy (the house: ``house_choice_nb``). An
     illegal answer ends the game (END_ILLEGAL) and the lowest legal option stands in.
 
-    The built-in strategies are decided here: ``random`` (``call_nb.uniform_strategy_nb``) draws from the mask,
-    the heuristics (``heuristic_nb.heuristic_nb`` / ``akio_nb``) pick or name a mask to draw from
-    (``heuristic_pick_nb``), one draw site for both. Everything else goes through one call of ``ask_other_nb``:
+    The built-in strategies are decided here (``builtin_inline_nb``): ``random`` draws from the mask, the
+    heuristics (``heuristic_nb``, ``akio_nb``) pick or name a mask to draw from (``heuristic_pick_nb``), one draw
+    site for both. Everything else goes through one call of ``ask_other_nb``:
     each call site in a function costs two zero-filled return slots at every entry to it (Numba's calling
     convention), and ask_nb is entered ~150 times a game."""
     decided = 0
     c = 0
     draw = 0
     if seat >= 0 and seat < HOUSE:
-        if (m[C_UNIFORM] >> seat) & 1:
+        if plays_random_nb(m, seat):
             decided = 1
             c = PICK_DRAW
             draw = mask
-        elif (m[C_HEUR] >> seat) & 1:
+        elif plays_heuristic_nb(m, seat):
             decided = 1
-            c, draw = heuristic_pick_nb(phase, m, seat, mask, params_row_nb(m, seat),
-                                        (m[C_AKIO_MODE] >> seat) & 1 != 0)
+            c, draw = heuristic_pick_nb(phase, m, seat, mask, builtin_params_nb(m, seat),
+                                        akio_mode_nb(m, seat))
         if decided:
             if c == PICK_DRAW:
                 c = rand_bit16_inline_nb(m, M_RNG, draw)
@@ -339,7 +336,7 @@ def ask_often_nb(m, seat, phase, mask):
     built-in ``random`` draws its choice here, as ``ask_nb`` would (one ``uniform_choice_nb`` draw, a legal option
     of a non-empty mask), without the call. Not at every ask: inlined there it cost compile
     time, and the heuristics' seats ~3%."""
-    if seat >= 0 and seat < HOUSE and mask != 0 and (m[C_UNIFORM] >> seat) & 1:
+    if seat >= 0 and seat < HOUSE and mask != 0 and plays_random_nb(m, seat):
         return uniform_choice_nb(m, mask)
     return ask_nb(m, seat, phase, mask)
 
@@ -352,10 +349,10 @@ def ask_often_nb(m, seat, phase, mask):
 @njit(cache=True, inline='always')
 def ask_location_nb(m, seat, mask):
     if seat >= 0 and seat < HOUSE:
-        if (m[C_UNIFORM] >> seat) & 1:
+        if plays_random_nb(m, seat):
             return uniform_choice_nb(m, mask)
-        if (m[C_HEUR] >> seat) & 1:
-            return heuristic_location_nb(m, seat, mask, params_row_nb(m, seat), (m[C_AKIO_MODE] >> seat) & 1 != 0)
+        if plays_heuristic_nb(m, seat):
+            return heuristic_location_nb(m, seat, mask, builtin_params_nb(m, seat), akio_mode_nb(m, seat))
     return ask_nb(m, seat, PH_LOCATION, mask)
 
 
@@ -365,21 +362,11 @@ def ask_victor_nb(m, seat, phase):
     YES or NO: one ``ask_nb`` call site in ``turn_nb`` for both (the built-in heuristics' challenge and a random
     seat's draw taken here, as ``ask_nb`` would take them)."""
     if seat >= 0 and seat < HOUSE:
-        if (m[C_UNIFORM] >> seat) & 1:
+        if plays_random_nb(m, seat):
             return uniform_choice_nb(m, 3)
-        if phase == PH_CHALLENGE and (m[C_HEUR] >> seat) & 1:
-            return heuristic_challenge_nb(m, seat, params_row_nb(m, seat))
+        if phase == PH_CHALLENGE and plays_heuristic_nb(m, seat):
+            return heuristic_challenge_nb(m, seat, builtin_params_nb(m, seat))
     return ask_nb(m, seat, phase, 3)
-
-
-@njit(cache=True, inline='always')
-def ask_spectate_nb(m, seat):
-    if seat >= 0 and seat < HOUSE:
-        if (m[C_UNIFORM] >> seat) & 1:
-            return uniform_choice_nb(m, 3)
-        if (m[C_HEUR] >> seat) & 1:
-            return heuristic_spectate_nb(m, params_row_nb(m, seat))
-    return ask_nb(m, seat, PH_SPECTATE, 3)
 
 
 @njit(cache=True, inline='always')
@@ -393,11 +380,11 @@ def ask_focus_nb(m, seat, f):
     instead of searching the mask (the search, ~25 cycles of dependent steps, was ~4% of a random game)."""
     if seat < 0 or seat >= HOUSE:
         return ask_nb(m, seat, PH_FOCUS, m[SPLIT_MASK_AT + f])
-    if (m[C_UNIFORM] >> seat) & 1:
+    if plays_random_nb(m, seat):
         return m[SPLIT_SEL_AT + f * N_SPLITS + rand_below_nb(m, M_RNG, popcount_nb(m[SPLIT_MASK_AT + f]))]
-    if (m[C_HEUR] >> seat) & 1 == 0:
+    if not plays_heuristic_nb(m, seat):
         return ask_nb(m, seat, PH_FOCUS, m[SPLIT_MASK_AT + f])
-    akio = akio_focus_nb(m, seat, (m[C_AKIO_MODE] >> seat) & 1 != 0)
+    akio = akio_focus_nb(m, seat, akio_mode_nb(m, seat))
     at = FOCUS_MEMO_AT + (2 * seat + akio) * (MAX_FOCUS + 1) + f
     k = m[at]
     if k < 0:
@@ -411,12 +398,7 @@ def ask_focus_nb(m, seat, f):
 # ----------------------------------------------------------------------------- cards and goals
 @njit(void(MP), cache=True)
 def shuffle_deck_nb(m):
-    n = m[S_DECK_N]
-    for i in range(n - 1, 0, -1):
-        j = rand_below_nb(m, M_RNG, i + 1)
-        t = m[DECK + i]
-        m[DECK + i] = m[DECK + j]
-        m[DECK + j] = t
+    shuffle_words_nb(m, M_RNG, DECK, m[S_DECK_N])
 
 
 @njit(cache=True, inline='always')
@@ -816,7 +798,7 @@ def play_duel_card_nb(m, side, spectator_seat, held):
             return
         heur = p >= 0 and ((m[C_HEUR] & ~m[C_UNIFORM]) >> p) & 1 != 0
         if heur:
-            c, draw = heuristic_duel_card_pick_nb(m, mask, params_row_nb(m, p))
+            c, draw = heuristic_duel_card_pick_nb(m, mask, builtin_params_nb(m, p))
             c = drawn_nb(m, c, draw)
         else:
             c = ask_often_nb(m, p, PH_DUEL_CARD, mask | (1 << PASS_BIT))
@@ -872,62 +854,6 @@ def prepare_nb(m, side, tr):
 
 
 @njit(cache=True, inline='always')
-def prepare_random_nb(m, tr):
-    """``prepare_nb`` of both sides, for two seats playing the built-in ``random`` with nothing fixed: the same four
-    draws (each side's split as ``ask_focus_nb`` draws it, its hit location as ``uniform_choice_nb``) on the
-    stream's state held in locals (``fight_nb``'s rolls do the same): each draw's state no longer goes through
-    memory before the next one."""
-    s0, s1, s2, s3 = load_stream_nb(m)
-    for side in range(2):
-        x = xb(side)
-        p = m[x + X_SEAT]
-        f = min(max(m[x + X_FOCUS], 0), 9)
-        u, s0, s1, s2, s3 = xoshiro_step_nb(s0, s1, s2, s3)
-        set_split_nb(m, x, p, f, m[SPLIT_SEL_AT + f * N_SPLITS + below_nb(u, popcount_nb(m[SPLIT_MASK_AT + f]))], tr)
-        locs = (1 << LOC_ROSE) | (1 << LOC_BODY) | ((((1 << m[M_N_OBJECTS]) - 1) & ~m[DUEL0 + D_OBJ_DONE]) << LOC_OBJ)
-        u, s0, s1, s2, s3 = xoshiro_step_nb(s0, s1, s2, s3)
-        m[x + X_LOC] = select_bit16_nb(locs, below_nb(u, popcount_nb(locs)))
-        emit_t_nb(m, tr, p, EV_LOCATION, m[x + X_LOC], side, 0)
-    set_stream_nb(m, M_RNG, s0, s1, s2, s3)
-
-
-@njit(cache=True, inline='always')
-def prepare_heuristic_nb(m, tr, memo0, memo1, rose0, rose1, aim0, aim1, obj0, obj1):
-    """``prepare_nb`` of both sides, for two seats playing the built-in heuristics with nothing fixed and both
-    splits already kept (``memo0`` / ``memo1``: each side's FOCUS_MEMO_AT row, which fight_nb computes once a duel,
-    as it does each side's hit-location terms: ``rose`` Akio aims at the rose, else a draw below ``aim`` (aim_rose)
-    takes the rose, below ``obj`` (aim_rose + aim_object) an object drawn from those left): the same answers and
-    draws as ``ask_focus_nb`` and ``heuristic_location_nb``, on the stream's state held in locals. Returns False
-    (nothing done) when a split is not kept yet."""
-    f0 = min(max(m[xb(0) + X_FOCUS], 0), 9)
-    f1 = min(max(m[xb(1) + X_FOCUS], 0), 9)
-    k0 = m[memo0 + f0]
-    k1 = m[memo1 + f1]
-    if k0 < 0 or k1 < 0:
-        return False
-    s0, s1, s2, s3 = load_stream_nb(m)
-    for side in range(2):
-        x = xb(side)
-        p = m[x + X_SEAT]
-        f = f0 if side == 0 else f1
-        set_split_nb(m, x, p, f, k0 if side == 0 else k1, tr)
-        loc = LOC_ROSE
-        if not (rose0 if side == 0 else rose1):
-            u, s0, s1, s2, s3 = xoshiro_step_nb(s0, s1, s2, s3)
-            objs = (((1 << m[M_N_OBJECTS]) - 1) & ~m[DUEL0 + D_OBJ_DONE]) << LOC_OBJ
-            loc, draw = location_from_nb(unit_float_nb(u), aim0 if side == 0 else aim1,
-                                         obj0 if side == 0 else obj1, objs)
-            # an object's draw made when one is picked, by selects (the pick is as random as the first draw)
-            pick = loc == PICK_DRAW
-            u, s0, s1, s2, s3 = xoshiro_step_if_nb(pick, s0, s1, s2, s3)
-            loc = cmov_nb(pick, select_bit16_nb(draw, below_nb(u, popcount_nb(draw))), loc)
-        m[x + X_LOC] = loc
-        emit_t_nb(m, tr, p, EV_LOCATION, loc, side, 0)
-    set_stream_nb(m, M_RNG, s0, s1, s2, s3)
-    return True
-
-
-@njit(cache=True, inline='always')
 def collapse_check_nb(m, loser_hint):
     """After wounds: 1 + the side that collapsed (3: both), 0 none."""
     c0 = m[xb(0) + X_STAMINA] <= 0
@@ -960,33 +886,6 @@ def fight_nb(m):
     max_ph = m[RULES_AT + R_MAX_PHASES]
     tr = m[M_TRACE_CAP] != 0  # (read once: emit_t_nb)
     first = True
-    # the sides' seats and the fixed picks stay as they are through the duel: which prepare serves them is known
-    # here, and for two heuristics' seats the terms of their choices (prepare_heuristic_nb)
-    p0 = m[xb(0) + X_SEAT]
-    p1 = m[xb(1) + X_SEAT]
-    free = (p0 >= 0 and p0 < HOUSE and p1 >= 0 and p1 < HOUSE and m[d + D_FIX] < 0 and m[d + D_FIX + 3] < 0
-            and m[d + D_FIX_LOC] < 0 and m[d + D_FIX_LOC + 1] < 0)
-    both_random = free and (m[C_UNIFORM] >> p0) & (m[C_UNIFORM] >> p1) & 1 != 0
-    heur = m[C_HEUR] & ~m[C_UNIFORM]
-    both_heur = free and (heur >> p0) & (heur >> p1) & 1 != 0
-    memo0 = memo1 = 0
-    rose0 = rose1 = False
-    aim0 = aim1 = obj0 = obj1 = 0.0
-    if both_heur:
-        for s in range(2):
-            p = p0 if s == 0 else p1
-            am = (m[C_AKIO_MODE] >> p) & 1 != 0
-            memo = FOCUS_MEMO_AT + (2 * p + (1 if akio_focus_nb(m, p, am) else 0)) * (MAX_FOCUS + 1)
-            ms = -1
-            for z in range(2):
-                if ms < 0 and m[xb(z) + X_SEAT] == p:
-                    ms = z
-            rose = am and ms >= 0 and m[xb(ms) + X_AKIO] != 0
-            pr = params_row_nb(m, p)
-            if s == 0:
-                memo0, rose0, aim0, obj0 = memo, rose, pr[4], pr[4] + pr[5]
-            else:
-                memo1, rose1, aim1, obj1 = memo, rose, pr[4], pr[4] + pr[5]
     for ph in range(max_ph):
         m[d + D_PHASE] = ph
         emit_t_nb(m, tr, -1, EV_PHASE, ph + 1, m[xb(0) + X_STAMINA], m[xb(1) + X_STAMINA])
@@ -997,12 +896,8 @@ def fight_nb(m):
                 m[x + X_PMOD + st] = 0
             m[x + X_GUARD] = 0
         if not skip:
-            if both_random:
-                prepare_random_nb(m, tr)
-            elif not (both_heur and prepare_heuristic_nb(m, tr, memo0, memo1, rose0, rose1, aim0, aim1, obj0,
-                                                          obj1)):
-                for s in range(2):  # (a loop: prepare_nb inlined once, not twice, costs less compile time)
-                    prepare_nb(m, s, tr)
+            for s in range(2):  # (a loop: prepare_nb inlined once, not twice, costs less compile time)
+                prepare_nb(m, s, tr)
         if not m[d + D_NO_CARDS]:
             # play_duel_card_nb returns at once for a player holding no card it could play (the allowed slots
             # are some of those): the call is made only when one is held (O_HELD; or for Akio), with the slots
@@ -1021,7 +916,7 @@ def fight_nb(m):
         # the attack): nothing between them draws or calls, and a roll's state no longer goes through memory
         scr = m[SCR_ON] != 0
         die = m[RULES_AT + R_DIE]
-        s0, s1, s2, s3 = load_stream_nb(m)
+        s0, s1, s2, s3 = load_stream_nb(m, M_RNG)
         if m[d + D_NEXT_ATT] >= 0:
             att = m[d + D_NEXT_ATT]
         else:
@@ -1169,24 +1064,34 @@ def transfer_nb(m, w, l):
 
 
 @njit(cache=True, inline='always')
-def spectators_builtin_nb(m, p, vi, n, cap, tr):
-    """The spectators' claims when every seat plays a built-in strategy: the seats after the challenger ``p`` in
-    turn order, in the game and not the Victor ``vi``, are asked while a box (of ``cap``) is free, each with the
-    draw ``ask_spectate_nb`` makes (random: a coin; the heuristics: below spectate), on the stream held in locals.
-    Which seats are asked and what they answer are as random as the game: the asking, the answer and the claim are
-    ``cmov_nb`` selects (plain ones LLVM turned back into branches), not branches, over a loop of n - 1 seats."""
+def spectators_nb(m, p, vi, n, cap, tr):
+    """C3: from the seat after the challenger ``p`` on, in turn order, each seat still in the game that is not the
+    Victor ``vi`` may claim a box while one (of ``cap``) is free; the house never spectates. Inlined into
+    ``challenge_nb``, its one caller.
+
+    A seat playing a built-in strategy decides with the draw ``ask_nb`` would make (random: a coin; the
+    heuristics: below spectate) on the stream held in locals; another seat's strategy is asked with the stream
+    stored. Which seats are asked and what they answer are as random as the game: for built-in seats the asking,
+    the answer and the claim are ``cmov_nb`` selects (plain ones LLVM turned back into branches), not branches."""
     d = DUEL0
     n_spec = 0
-    s0, s1, s2, s3 = load_stream_nb(m)
+    s0, s1, s2, s3 = load_stream_nb(m, M_RNG)
     q = p
     for _ in range(n - 1):
         q = q + 1 if q + 1 < n else 0
         ask = (m[sb(q) + O_IN] != 0) & (q != vi) & (n_spec < cap)
-        u, s0, s1, s2, s3 = xoshiro_step_if_nb(ask, s0, s1, s2, s3)
-        if (m[C_UNIFORM] >> q) & 1:
-            y = below_nb(u, 2) == YES  # (uniform_choice_nb over NO and YES)
+        if plays_random_nb(m, q) or plays_heuristic_nb(m, q):
+            u, s0, s1, s2, s3 = xoshiro_step_if_nb(ask, s0, s1, s2, s3)
+            if plays_random_nb(m, q):
+                y = below_nb(u, 2) == YES  # (uniform_choice_nb over NO and YES)
+            else:
+                y = spectate_from_nb(u, builtin_params_nb(m, q))
+        elif ask:
+            set_stream_nb(m, M_RNG, s0, s1, s2, s3)
+            y = ask_nb(m, q, PH_SPECTATE, 3) == YES
+            s0, s1, s2, s3 = load_stream_nb(m, M_RNG)
         else:
-            y = spectate_from_nb(u, params_row_nb(m, q))
+            y = False
         y = y & ask
         box = d + D_SPEC0 + min(n_spec, 1)  # (a box past the last is never claimed: kept as it is)
         m[box] = cmov_nb(y, q, m[box])
@@ -1215,26 +1120,7 @@ def challenge_nb(m, p):
     tr = m[M_TRACE_CAP] != 0
     n = m[S_N_PLAYERS]
     cap = m[RULES_AT + R_SPECTATORS]
-    everyone = (1 << n) - 1
-    if (m[C_UNIFORM] | m[C_HEUR]) & everyone == everyone:
-        spectators_builtin_nb(m, p, vi, n, cap, tr)
-    else:
-        n_spec = 0
-        q = p
-        for _ in range(n - 1):
-            if n_spec >= cap:
-                break
-            q = next_active_nb(m, q)
-            if q == p:
-                break
-            if q == vi:
-                continue
-            y = ask_spectate_nb(m, q) == YES
-            m[d + D_SPEC0 + n_spec] = q if y else -1  # (the box is still empty: -1)
-            m[sb(q) + O_SPECT] += y
-            n_spec += y
-            if tr and y:
-                emit_nb(m, q, EV_SPECTATE, 0, 0, 0)
+    spectators_nb(m, p, vi, n, cap, tr)
     fight_nb(m)
     m[S_IN_DUEL] = 0
     for s in range(2):
@@ -1271,17 +1157,12 @@ def revolution_nb(m, p):
     emit_nb(m, p, EV_REVOLUTION, popcount_nb(m[sb(p) + O_GOALS]), 0, 0)
     akio = HOUSE
     best = -1
+    others = 0
+    for q in range(m[S_N_PLAYERS]):
+        if q != p and m[sb(q) + O_IN]:
+            others |= 1 << q
     for _ in range(50):
-        top = 0
-        cands = 0
-        for q in range(m[S_N_PLAYERS]):
-            if q != p and m[sb(q) + O_IN]:
-                r = roll_nb(m)
-                if r > top:
-                    top = r
-                    cands = 1 << q
-                elif r == top:
-                    cands |= 1 << q
+        cands = highest_rollers_nb(m, others)  # (all of them roll again on a tie)
         if cands == 0:
             break
         if popcount_nb(cands) == 1:
@@ -1336,11 +1217,7 @@ def refill_events_nb(m):
         n = m[S_EVX_N]
         m[S_EVD_N] = n
         m[S_EVX_N] = 0
-        for i in range(n - 1, 0, -1):
-            j = rand_below_nb(m, M_RNG, i + 1)
-            t = m[EVD + i]
-            m[EVD + i] = m[EVD + j]
-            m[EVD + j] = t
+        shuffle_words_nb(m, M_RNG, EVD, n)
 
 
 @njit(cache=True, inline='always')
@@ -1368,7 +1245,7 @@ def offer_reaction_nb(m, q, e):
     if mask == 0:
         return 0
     if q < HOUSE and ((m[C_HEUR] & ~m[C_UNIFORM]) >> q) & 1:
-        c = heuristic_react_nb(m, q, mask, params_row_nb(m, q))  # (as ask_nb would take it, without the call)
+        c = heuristic_react_nb(m, q, mask, builtin_params_nb(m, q))  # (as ask_nb would take it, without the call)
     else:
         c = ask_often_nb(m, q, PH_REACT, mask | (1 << PASS_BIT))
     if c == PASS_BIT:
@@ -1443,7 +1320,7 @@ def action_nb(m, p):
     # own picks, the same draws), without the calls and the phase dispatch
     heur = p >= 0 and p < HOUSE and ((m[C_HEUR] & ~m[C_UNIFORM]) >> p) & 1 != 0
     if heur:
-        c, draw = heuristic_action_pick_nb(m, p, mask, params_row_nb(m, p))
+        c, draw = heuristic_action_pick_nb(m, p, mask, builtin_params_nb(m, p))
         c = drawn_nb(m, c, draw)
     else:
         c = ask_often_nb(m, p, PH_ACTION, mask | (1 << PASS_BIT))
@@ -1577,14 +1454,14 @@ def turn_nb(m):
         return
     status_update_nb(m, p)
     offered = (m[b + O_IN] != 0) & (m[b + O_HAND_N] < m[RULES_AT + R_HAND_LIMIT]) & (deck_left_nb(m) > 0)
-    if (m[C_UNIFORM] >> p) & 1:
+    if plays_random_nb(m, p):
         # a seat playing the built-in random: its draw of YES or NO as ask_nb would take it (one draw from the
         # game's stream when offered), with the stream advanced or not by a select instead of a branch
-        s0, s1, s2, s3 = load_stream_nb(m)
+        s0, s1, s2, s3 = load_stream_nb(m, M_RNG)
         u, s0, s1, s2, s3 = xoshiro_step_if_nb(offered, s0, s1, s2, s3)
         set_stream_nb(m, M_RNG, s0, s1, s2, s3)
         yes = offered & (select_bit16_nb(3, below_nb(u, popcount_nb(3))) == YES)
-    elif (m[C_HEUR] >> p) & 1:
+    elif plays_heuristic_nb(m, p):
         yes = offered & (heuristic_draw_nb(3) == YES)  # (their decision without the call, as ask_nb takes it)
     else:
         yes = offered and ask_nb(m, p, PH_DRAW, 3) == YES
@@ -1715,17 +1592,7 @@ def setup_nb(m, n_players, fixed):
     # turn order: the highest roll goes first (ties roll again)
     cands = (1 << n_players) - 1
     for _ in range(50):
-        top = 0
-        nc = 0
-        for s in range(n_players):
-            if (cands >> s) & 1:
-                r = roll_nb(m)
-                if r > top:
-                    top = r
-                    nc = 1 << s
-                elif r == top:
-                    nc |= 1 << s
-        cands = nc
+        cands = highest_rollers_nb(m, cands)
         if popcount_nb(cands) == 1:
             break
     first = rand_bit16_nb(m, M_RNG, cands)
@@ -1833,14 +1700,7 @@ def _simulate_chunk(machine, start, count, key, n_players, fixed, strats, params
         pack_record_nb(out, i, row)
 
 
-_compiled = {}
-
-
-def simulate_chunk_nb():
-    """The compiled chunk kernel (compiled or loaded from the cache on first use)."""
-    if "chunk" not in _compiled:
-        _compiled["chunk"] = njit(CHUNK_SIG, cache=True)(_simulate_chunk)
-    return _compiled["chunk"]
+simulate_chunk_nb = lazy_kernel(CHUNK_SIG, _simulate_chunk)  # the compiled chunk kernel: simulate_chunk_nb()(...)
 
 
 # ----------------------------------------------------------------------------- entry points (scenarios, duel tool)
@@ -1891,13 +1751,8 @@ def duel_batch_nb(machine, key, n, d0, d1, mods, strats, params, out, builtin):
         m[S_AKIO] = -1
         for j in range(16):
             m[DUEL0 + D_FIX + j] = fix[j]
-        m[DUEL0 + D_CNT_HIT] = 0
-        m[DUEL0 + D_CNT_LOCK] = 0
-        m[DUEL0 + D_CNT_PARRY] = 0
-        m[DUEL0 + D_CNT_PHASES] = 0
-        m[DUEL0 + D_CNT_FIRST] = 0
-        m[DUEL0 + D_CNT_FIRST + 1] = 0
-        m[DUEL0 + D_CNT_FIRST + 2] = 0
+        for j in range(D_CNT_HIT, D_CNT_FIRST + 3):  # the duel's counters (hit, lock, parry, phases, first attack)
+            m[DUEL0 + j] = 0
         for p in range(N_SLOTS):
             m[sb(p) + O_DUELIST] = -1
         place_duelist_nb(m, 0, d0)

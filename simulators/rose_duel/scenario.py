@@ -10,6 +10,7 @@ from numba import njit
 
 from balance.errors import BalanceError
 from simulators.common.memory_nb import as_machine_nb
+from simulators.common.outcome import outcome_fields
 from simulators.common.seats_nb import legal_nb
 from simulators.rose_duel import enums as E
 from simulators.rose_duel.schema import STATS
@@ -197,9 +198,7 @@ def run(path: Path, game) -> list[dict]:
         row = snapshot(tables, m)
         row["turn"] = t
         row["events"] = [x for _, x in describe_events(tables, m, since=since)]
-        if m[E.S_DONE]:
-            row["winner"] = int(m[E.S_WINNER]) + 1 if m[E.S_WINNER] >= 0 else 0
-            row["end"] = E.END_NAMES[m[E.S_END]]
+        row.update(outcome_fields(m, E.S_DONE, E.S_WINNER, E.S_END, E.END_NAMES))
         rows.append(row)
     del registry
     return rows

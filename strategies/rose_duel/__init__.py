@@ -1,10 +1,10 @@
 """Rose-duel strategies, registered by name when this package is imported."""
 from balance.registry import register_strategy
 from strategies.rose_duel.builtin import akio_nb, heuristic_nb, random_nb
+from strategies.rose_duel.heuristics_nb import PARAM_NAMES
 
 GAME = "rose_duel"
-HEURISTIC_PARAMS = ("challenge_margin", "challenge_stamina", "focus_thrust", "focus_parry", "aim_rose", "aim_object",
-                    "card_use", "react", "action_use", "spectate", "revolution_margin", "akio_thrust")
+HEURISTIC_PARAMS = PARAM_NAMES  # the knobs' names, in the order of heuristics_nb's index constants
 _DEFAULTS = (0.0, 0.6, 0.5, 0.4, 0.5, 0.1, 0.7, 1.0, 0.8, 0.5, 3.0, 0.8)
 
 register_strategy(GAME, "random", random_nb, "uniform over every legal choice")

@@ -4,13 +4,25 @@ A strategy reads only what its seat may see: public state (duelists, Stamina, No
 counts, the duel's focus boxes once placed are not read), its own hand, the decision context.
 Return an index whose bit is set in ``mask`` (``PASS_BIT`` passes / declines).
 
-The built-in ones are defined beside the kernels, which recognise them and decide inline (the same
-functions, the same draws): ``random`` in ``simulators/rose_duel/call_nb.py``, ``heuristic`` and ``akio``
-in ``simulators/rose_duel/heuristic_nb.py``.
+``random_nb`` (uniform over the legal choices) and the heuristics (``heuristic_nb``, ``akio_nb``: their decisions
+in ``heuristics_nb.py``) are also decided inline by the game's kernels, with these same functions, when a seat
+arrives with one of them (``simulators/rose_duel/builtin_inline_nb.py``).
 """
-from simulators.rose_duel.call_nb import uniform_strategy_nb
-from simulators.rose_duel.heuristic_nb import (  # noqa: F401 (tests import the split helpers from here)
-    _split_nb, _split_scan_nb, akio_nb, heuristic_choice_nb, heuristic_nb,
-)
+from numba import njit
 
-random_nb = uniform_strategy_nb
+from simulators.common.memory_nb import as_machine_nb
+from simulators.common.rng_nb import rand_bit16_nb
+from simulators.rose_duel.enums import M_RNG
+from strategies.rose_duel.heuristics_nb import akio_nb, heuristic_nb  # noqa: F401 (registered from here)
+
+
+@njit(cache=True, inline='always')
+def uniform_choice_nb(m, mask):
+    """A uniformly drawn legal choice: one ``rand_bit16_nb`` draw from the game's stream."""
+    return rand_bit16_nb(m, M_RNG, mask)
+
+
+@njit(cache=True)
+def random_nb(phase, m, seat, mask, params):
+    """Uniform over the legal choices (the built-in ``random`` strategy)."""
+    return uniform_choice_nb(as_machine_nb(m), mask)

@@ -1,10 +1,11 @@
-"""Rose-duel built-in strategies: the heuristic focus split's short path gives the full scan's answer."""
+"""Rose-duel built-in strategies: the heuristic focus split's short path gives the full scan's answer; the knobs
+are named in the order they are registered; the built-ins decided inline play as when called."""
 import numpy as np
 from numba import njit
 
 from simulators.rose_duel import enums as E
 from simulators.rose_duel.game import split_table
-from strategies.rose_duel.builtin import _split_nb, _split_scan_nb
+from strategies.rose_duel.heuristics_nb import _split_nb, _split_scan_nb
 
 
 @njit(cache=False)
@@ -39,7 +40,7 @@ def test_focus_split_short_path_matches_full_scan():
 
 
 def test_builtin_heuristics_decided_inline_match_calls_through_address():
-    """The kernels decide the built-in heuristic and akio seats inline (call_nb.install_nb marks them); copies of
+    """The kernels decide the built-in heuristic and akio seats inline (builtin_inline_nb.mark_builtins_nb marks them); copies of
     the same decision, called through their addresses, play the same games, alone and mixed, with each seat's
     own params row (aggressive is heuristic_nb with other params). The inline runs share one machine: the focus
     splits the kernels keep per seat (FOCUS_MEMO_AT) are for the params of the run that installed them."""
@@ -47,7 +48,7 @@ def test_builtin_heuristics_decided_inline_match_calls_through_address():
     from balance.runs import Prepared, RunSpec
     from simulators.common.memory_nb import as_machine_nb
     from simulators.rose_duel.game import new_machine, simulate_chunk
-    from strategies.rose_duel.builtin import heuristic_choice_nb
+    from strategies.rose_duel.heuristics_nb import heuristic_choice_nb
 
     @njit
     def heuristic_copy_nb(phase, m, seat, mask, params):
@@ -84,7 +85,7 @@ def test_builtin_heuristics_decided_inline_match_calls_through_address():
 def test_split_total_finds_the_focus_total_of_a_kernel_mask():
     """split_total_nb(popcount of SPLIT_MASK_AT[f]) is f; for any other count the f it gives has a mask of
     another popcount (so the callers fall back to their full scans, as with the sqrt it replaced)."""
-    from simulators.rose_duel.heuristic_nb import split_total_nb
+    from simulators.rose_duel.splits_nb import split_total_nb
 
     total = njit(lambda n: split_total_nb(n))
     m = _machine()
@@ -105,12 +106,12 @@ def test_builtin_random_decided_inline_matches_calls_through_address():
     heuristics (whose seats keep the inline paths), at every player count."""
     from balance.registry import Strategy, get_strategy
     from balance.runs import Prepared, RunSpec
-    from simulators.rose_duel.call_nb import uniform_strategy_nb
+    from strategies.rose_duel.builtin import random_nb
     from simulators.rose_duel.game import new_machine, simulate_chunk
 
     @njit
     def random_copy_nb(phase, m, seat, mask, params):
-        return uniform_strategy_nb(phase, m, seat, mask, params)
+        return random_nb(phase, m, seat, mask, params)
 
     rnd, heur = get_strategy("rose_duel", "random"), get_strategy("rose_duel", "heuristic")
     rc = Strategy(name="random_copy", game="rose_duel", fn=random_copy_nb, description="", params=rnd.params)
@@ -127,3 +128,16 @@ def test_builtin_random_decided_inline_matches_calls_through_address():
             a, b = recs
             assert (a["end_reason"] != E.END_ILLEGAL).all() and a["n_duels"].sum() > 0 and a["events"].sum() > 0
             assert a.tobytes() == b.tobytes(), (players, [st.name for st in inline])
+
+
+def test_knob_indices_follow_the_registered_names():
+    """``params[AIM_ROSE]``..: each index constant of heuristic_nb is its knob's place in the registered
+    param_names, for every strategy built on the heuristics."""
+    from balance.registry import get_strategy
+    from strategies.rose_duel import heuristics_nb as H
+
+    for name in ("heuristic", "aggressive", "akio"):
+        st = get_strategy("rose_duel", name)
+        assert st.param_names == H.PARAM_NAMES and len(st.params) == H.N_PARAMS
+    for i, knob in enumerate(H.PARAM_NAMES):
+        assert getattr(H, knob.upper()) == i

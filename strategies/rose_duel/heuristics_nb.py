@@ -1,9 +1,13 @@
-"""The built-in heuristic strategies' decisions (``strategies.rose_duel.builtin`` registers them).
+"""The built-in heuristic strategies' decisions (``heuristic``, ``aggressive``, ``akio``; registered in
+``strategies/rose_duel/__init__.py``).
 
-``heuristic_choice_nb`` is the whole decision. It lives beside the kernels because ``rules_nb.ask_nb`` runs it
-inline for the seats that play ``heuristic_nb`` or ``akio_nb`` (``call_nb.install_nb`` marks them by the address
-their strategy arrives with: ``C_HEUR``, ``C_AKIO_MODE``) instead of calling it through the address: the same
-function on the same machine, params row and stream, so the same choice and the same draws.
+``heuristic_choice_nb`` is the whole decision. The game's kernels decide the seats that play ``heuristic_nb`` or
+``akio_nb`` inline with these same functions (``simulators/rose_duel/builtin_inline_nb.py``: recognised by the
+address their strategy arrives with, the same machine, params row and stream, so the same choice and the same
+draws); measured, that doubles a heuristic game's speed against the call through the address.
+
+The knobs are a params row read by name: ``params[AIM_ROSE]``, ... (``PARAM_NAMES``, the order they are
+registered in).
 """
 import numpy as np
 from numba import njit
@@ -19,6 +23,24 @@ from simulators.rose_duel.enums import (
     RX_NOBILITY, RX_WIDTH, S_CTX_CARD, S_CTX_EVENT, S_N_PLAYERS, S_VICTOR, SEAT0, SEAT_W, SIDE_W, SPLIT_AT,
     SPLIT_MASK_AT, X_AKIO, X_SEAT, YES, HOUSE, ST_THRUST, ST_PARRY,
 )
+from simulators.rose_duel.splits_nb import split_total_nb
+
+# the knobs: indices into a seat's params row, in the order of PARAM_NAMES
+CHALLENGE_MARGIN = 0  # challenge the Victor when this much stronger (power estimate)
+CHALLENGE_STAMINA = 1  # ... and holding at least this fraction of maximum Stamina
+FOCUS_THRUST = 2  # focus split: the fraction on thrust
+FOCUS_PARRY = 3  # ... on parry (the rest on the initiative)
+AIM_ROSE = 4  # odds of aiming at the rose
+AIM_OBJECT = 5  # odds of aiming at an object left (else the body)
+CARD_USE = 6  # odds of playing a duelling card when one can be played
+REACT = 7  # odds of reacting to an event (with the noblest reaction)
+ACTION_USE = 8  # odds of playing a hostile action card
+SPECTATE = 9  # odds of claiming a spectator box
+REVOLUTION_MARGIN = 10  # accept the Duel of Revolution when Akio is at most this much stronger
+AKIO_THRUST = 11  # playing Akio (akio_nb): the fraction of focus on thrust
+PARAM_NAMES = ("challenge_margin", "challenge_stamina", "focus_thrust", "focus_parry", "aim_rose", "aim_object",
+               "card_use", "react", "action_use", "spectate", "revolution_margin", "akio_thrust")
+N_PARAMS = len(PARAM_NAMES)
 
 PICK_DRAW = -2  # heuristic_pick_nb: the choice is a rand_bit16_nb draw from the mask returned with it
 
@@ -83,17 +105,17 @@ def heuristic_challenge_nb(m, seat, params):
     """The heuristics' challenge of the Victor (PH_CHALLENGE; YES or NO, both always offered): when stronger by
     challenge_margin and not too worn (challenge_stamina). Draws nothing."""
     b = SEAT0 + seat * SEAT_W
-    if m[b + O_STAMINA] < params[1] * m[b + O_MAXST]:
+    if m[b + O_STAMINA] < params[CHALLENGE_STAMINA] * m[b + O_MAXST]:
         return NO
     v = m[S_VICTOR]
-    return YES if _power_nb(m, seat) - _power_nb(m, v) >= params[0] else NO
+    return YES if _power_nb(m, seat) - _power_nb(m, v) >= params[CHALLENGE_MARGIN] else NO
 
 
 @njit(cache=True, inline='always')
 def spectate_from_nb(u, params):
     """Whether the heuristics claim a spectator box, from one 64-bit draw ``u``: below spectate (``rules_nb``'s
     spectators of built-in seats draw ``u`` on a stream held in locals)."""
-    return unit_float_nb(u) < params[9]
+    return unit_float_nb(u) < params[SPECTATE]
 
 
 @njit(cache=True, inline='always')
@@ -106,7 +128,7 @@ def heuristic_spectate_nb(m, params):
 def location_from_nb(u, aim, obj, objs):
     """The heuristics' hit location from one uniform draw ``u``: the rose below ``aim`` (aim_rose), an object of
     ``objs`` below ``obj`` (aim_rose + aim_object) when one is left (PICK_DRAW, ``objs``), else the body.
-    (``rules_nb.prepare_heuristic_nb`` draws ``u`` on a stream held in locals.) Selects (``cmov_nb``), not
+    (the game's kernels may draw ``u`` on a stream held in locals.) Selects (``cmov_nb``), not
     branches: with the default odds the rose is a coin toss."""
     rose = u < aim
     pick = (objs != 0) & (u < obj) & ~rose
@@ -120,7 +142,7 @@ def heuristic_location_pick_nb(m, seat, mask, params, akio_mode):
     s = _my_side_nb(m, seat)
     if akio_mode and s >= 0 and m[DUEL0 + D_SIDE0 + s * SIDE_W + X_AKIO]:
         return LOC_ROSE, 0
-    return location_from_nb(rand_float_nb(m, M_RNG), params[4], params[4] + params[5],
+    return location_from_nb(rand_float_nb(m, M_RNG), params[AIM_ROSE], params[AIM_ROSE] + params[AIM_OBJECT],
                             mask & ~((1 << LOC_ROSE) | (1 << LOC_BODY)))
 
 
@@ -136,17 +158,6 @@ def heuristic_location_nb(m, seat, mask, params, akio_mode):
     ``mask``; Akio aims at the rose."""
     c, draw = heuristic_location_pick_nb(m, seat, mask, params, akio_mode)
     return drawn_nb(m, c, draw)
-
-
-@njit(cache=True, inline='always')
-def split_total_nb(n):
-    """The focus total f whose splits number ``n`` = (f + 1)(f + 2) / 2 (t + q <= f), for such an ``n``; for any
-    other ``n`` some f in -1..MAX_FOCUS whose SPLIT_MASK_AT mask has another popcount. Branch-free compares
-    (a sqrt took ~5% of the heuristic's time)."""
-    f = -1
-    for tri in (1, 3, 6, 10, 15, 21, 28, 36, 45, 55):  # (f + 1)(f + 2) / 2 for f = 0..MAX_FOCUS
-        f += 1 if n >= tri else 0
-    return f
 
 
 @njit(cache=True, inline='always')
@@ -221,7 +232,7 @@ def _split_scan_nb(m, mask, ft, fp):
 def heuristic_action_pick_nb(m, seat, mask, params):
     """PH_ACTION: with probability action_use one of the hostile cards among the offered hand slots (PICK_DRAW,
     those slots), else pass (PASS_BIT, 0)."""
-    if rand_float_nb(m, M_RNG) >= params[8]:
+    if rand_float_nb(m, M_RNG) >= params[ACTION_USE]:
         return PASS_BIT, 0
     # the offered slots holding a hostile kind (HOSTILE_KINDS_AT), every slot tested (an unrolled loop, as
     # rules_nb.hand_mask_nb): a loop over the offered slots ended after as many as the hand holds, a mispredicted exit
@@ -251,7 +262,7 @@ def heuristic_target_pick_nb(m, seat, mask, k):
 def heuristic_react_nb(m, seat, mask, params):
     """PH_REACT to the event S_CTX_EVENT: with probability react, the offered slot whose reaction is worth the most
     Nobility (the first in index order on a tie), else pass."""
-    if rand_float_nb(m, M_RNG) >= params[7]:
+    if rand_float_nb(m, M_RNG) >= params[REACT]:
         return PASS_BIT
     b = SEAT0 + seat * SEAT_W
     e = m[S_CTX_EVENT]
@@ -272,7 +283,7 @@ def heuristic_react_nb(m, seat, mask, params):
 def heuristic_duel_card_pick_nb(m, mask, params):
     """PH_DUEL_CARD: with probability card_use one of the playable slots of ``mask`` (PICK_DRAW), else pass."""
     play = mask & ~(1 << PASS_BIT)
-    if play == 0 or rand_float_nb(m, M_RNG) >= params[6]:
+    if play == 0 or rand_float_nb(m, M_RNG) >= params[CARD_USE]:
         return PASS_BIT, 0
     return PICK_DRAW, play
 
@@ -295,8 +306,6 @@ def heuristic_pick_nb(phase, m, seat, mask, params, akio_mode):
     from that mask with ``rand_bit16_nb`` (``heuristic_choice_nb``). The draws are left to the caller so that
     ``rules_nb.ask_nb`` holds one draw for every built-in (each inlined ``rand_bit16_nb`` carries a call for wide
     masks, and each call site in a function costs stores at every entry to it)."""
-    # params: 0 challenge_margin, 1 challenge_stamina, 2 focus_thrust, 3 focus_parry, 4 aim_rose,
-    # 5 aim_object, 6 card_use, 7 react, 8 action_use, 9 spectate, 10 revolution_margin, 11 akio_thrust
     if phase == PH_REACT:
         return heuristic_react_nb(m, seat, mask, params), 0
     if phase == PH_ACTION:
@@ -312,13 +321,13 @@ def heuristic_pick_nb(phase, m, seat, mask, params, akio_mode):
         return heuristic_challenge_nb(m, seat, params), 0
     if phase == PH_REVOLUTION:
         akio = m[AKIO_AT + DU_THRUST] + m[AKIO_AT + DU_PARRY] + m[AKIO_AT + DU_FOCUS] + 0.5 * m[AKIO_AT + DU_STAMINA]
-        return (YES if _power_nb(m, seat) - akio >= -params[10] else NO), 0
+        return (YES if _power_nb(m, seat) - akio >= -params[REVOLUTION_MARGIN] else NO), 0
     if phase == PH_SPECTATE:
         return heuristic_spectate_nb(m, params), 0
     if phase == PH_FOCUS:
         if akio_focus_nb(m, seat, akio_mode):
-            return _split_nb(m, mask, params[11], 1.0 - params[11]), 0
-        return _split_nb(m, mask, params[2], params[3]), 0
+            return _split_nb(m, mask, params[AKIO_THRUST], 1.0 - params[AKIO_THRUST]), 0
+        return _split_nb(m, mask, params[FOCUS_THRUST], params[FOCUS_PARRY]), 0
     if phase == PH_LOCATION:
         return heuristic_location_pick_nb(m, seat, mask, params, akio_mode)
     if phase == PH_DUEL_CARD:
