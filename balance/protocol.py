@@ -114,7 +114,7 @@ class GameSpec:
       are checked for every game;
     - ``fuzz_options(rng)``: options a fuzz variant draws (the rose duel's player count);
     - ``report_parts``: ``"module:function"`` of the game's own report parts (``reports.report.game_parts``);
-    - ``draft``: ``"module:function"`` computing its draft pick/ban tables (``reports.drafts``).
+    - ``draft``: ``"module:function"`` counting its draft's picks and bans on re-dealt games (``balance.drafts``).
     - ``analyses``: ``"module"`` of the games its report parts show beyond the run's records (``analyse(spec,
       tables) -> dict``, ``budget() -> dict``): played and cached by ``balance.analyses``, never by a report.
     """

@@ -11,12 +11,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from balance import drafts as _counts
 from reports import aggregate, html
-
-# GameSpec.draft of Colosseum and Blade Rondo (simulators/*/game.py) still names these two here; they live in
-# balance.drafts (they run kernels, never called from reports/) and go once the two specs name balance.drafts
-colosseum_draft, blade_rondo_draft = _counts.colosseum_draft, _counts.blade_rondo_draft
 
 
 @dataclass

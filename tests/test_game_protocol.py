@@ -51,7 +51,7 @@ def test_module_implements_the_protocol(game):
             assert got[:len(want)] == want, f"{game}.{name}{tuple(got)}: the protocol has {tuple(want)}"
     assert spec.name == spec.module.NAME and spec.default_setup in spec.setups
     assert Path(spec.module.DATA_DIR).is_dir()
-    for where in (spec.report_parts, spec.draft, spec.checked):
+    for where in (spec.report_parts, spec.draft, spec.checked, spec.analyses):
         if where:
             assert load_attr(where) is not None
     assert 2 <= spec.max_strategies and spec.drift_deals % spec.drift_chunk == 0

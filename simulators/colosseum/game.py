@@ -658,4 +658,4 @@ SPEC = GameSpec.of(
     restrict_items=restrict_items, forbid=forbid, checked="simulators.colosseum.checked_nb",
     reference=Reference("games (random vs random, random setup)", _reference_bench, _reference_fuzz,
                         ("random", "random")),
-    record_invariants=record_invariants, draft="reports.drafts:colosseum_draft")
+    record_invariants=record_invariants, draft="balance.drafts:colosseum_draft")
