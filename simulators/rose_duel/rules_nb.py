@@ -402,28 +402,11 @@ def shuffle_deck_nb(m):
 
 
 @njit(cache=True, inline='always')
-def take_top_nb(m, p):
-    """The deck's top card into seat ``p``'s hand, its kind; -1 when the deck is empty or the hand full. Inlined
-    into ``draw_card_nb`` (the turn's optional draw takes it branch-free: ``take_top_if_nb``)."""
-    b = sb(p)
-    n = m[S_DECK_N]
-    h = m[b + O_HAND_N]
-    if n == 0 or h >= HAND_MAX:
-        return -1
-    k = m[DECK + n - 1]
-    m[S_DECK_N] = n - 1
-    m[b + O_HAND + h] = k
-    m[b + O_HAND_N] = h + 1
-    m[b + O_HELD] |= 1 << k
-    return k
-
-
-@njit(cache=True, inline='always')
 def take_top_if_nb(m, p, yes):
-    """``take_top_nb`` when ``yes``, else nothing (-1), without a branch on ``yes``: the turn's optional draw, as
-    random as a coin for a seat playing the built-in random (a branch on it was mispredicted every other turn).
-    The slot past a full hand and the top of an empty deck are read (they are in the machine) but left as they
-    are."""
+    """When ``yes``, the deck's top card into seat ``p``'s hand, its kind; -1 when not ``yes``, the deck is empty or
+    the hand full. Without a branch on ``yes``: the turn's optional draw is as random as a coin for a seat playing
+    the built-in random (a branch on it was mispredicted every other turn). The slot past a full hand and the top
+    of an empty deck are read (they are in the machine) but left as they are."""
     b = sb(p)
     n = m[S_DECK_N]
     h = m[b + O_HAND_N]
@@ -453,7 +436,7 @@ def draw_card_nb(m, p):
     """Seat ``p`` draws the top card (the discard pile is reshuffled when the deck is empty); -1: none."""
     if m[S_DECK_N] == 0:
         refill_deck_nb(m)
-    return take_top_nb(m, p)
+    return take_top_if_nb(m, p, True)
 
 
 @njit(cache=True, inline='always')
