@@ -1,12 +1,15 @@
 """Rose-duel speed and record identity: games per CPU-second and a sha256 of the records per configuration.
 
-    python scripts/bench_rose_duel.py [--games N] [--save DIR | --check DIR] [--reps R] [--only 4]
+    python scripts/bench_rose_duel.py [--games N] [--save DIR | --check DIR] [--reps R] [--only 4] [--called]
 
 ``--save DIR`` writes each configuration's records (``.npy``) to DIR; ``--check DIR`` compares byte for byte
 with records saved earlier (of at least as many games: the first N; exit 1 on any difference). Throughput is games per CPU-second of this thread
 (``time.thread_time`` around the chunk call, best of ``--reps``), so other busy processes on the machine
 matter less than for wall-clock figures (they still share caches and the memory bus). Records are written into one
 kept buffer (``Prepared.chunk(reuse=True)``), as a run's workers write them.
+
+``--called``: no seat's built-in strategy is recognised (``simulators/rose_duel/builtin_inline_nb.py``), so every
+decision is a call through the strategy's address: what the inline decisions buy, with the same records.
 """
 from __future__ import annotations
 
@@ -39,6 +42,27 @@ def prepared(players, strat):
     return Prepared(spec.normalised())
 
 
+def no_builtins():
+    """Entry points get stand-ins for the built-ins, whose addresses no seat arrives with."""
+    from numba import njit
+
+    from simulators.rose_duel import call_nb
+
+    @njit
+    def none_a(phase, m, seat, mask, params):
+        return -1
+
+    @njit
+    def none_b(phase, m, seat, mask, params):
+        return -2
+
+    @njit
+    def none_c(phase, m, seat, mask, params):
+        return -3
+
+    call_nb.builtins = lambda: (none_a, none_b, none_c)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--games", type=int, default=50_000)
@@ -46,7 +70,10 @@ def main():
     ap.add_argument("--save")
     ap.add_argument("--check")
     ap.add_argument("--only", help="players (e.g. 4): only those configurations, no extras")
+    ap.add_argument("--called", action="store_true", help="recognise no built-in: call every strategy")
     a = ap.parse_args()
+    if a.called:
+        no_builtins()
     configs = CONFIGS + EXTRA
     if a.only:
         configs = [c for c in CONFIGS if str(c[0]) == a.only]
