@@ -6,8 +6,8 @@ strategies (``mark_builtins_nb``, called by ``call_nb.install_at_nb``), and the 
 they are asked, with the strategy's own functions (imported here from ``strategies.rose_duel``), on the same
 machine, params row and stream: the same choices and the same draws as the call through the address
 (``call_nb.call_strategy_nb``), without the call, its phase dispatch and the machine's stream going through
-memory. Measured (``scripts/bench_rose_duel.py``-style runs, every decision called through its address instead):
-the inline decisions make random games 1.4-1.5x and heuristic games 1.7-2.1x as fast.
+memory. Measured (``scripts/bench_rose_duel.py`` against ``--called``, every decision called through its address,
+the same records): the inline decisions make random games 1.4-1.6x and heuristic games 1.7-2.3x as fast.
 
 Why the game imports strategy code here (the layers are core <- simulators <- strategies): a decision taken
 inline has to be compiled into the kernels, so the kernels must name it; this module is the only place that
