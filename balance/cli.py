@@ -533,8 +533,13 @@ def validate(target, override, json_out):
                    "processes, e.g. 1,2; games/s and the ratio to the first")
 @click.option("--reference", is_flag=True,
               help="instead: the Numba / plain-Python reference engine speed ratio on one core (colosseum, rose_duel)")
+@click.option("--end-to-end", "end_to_end", is_flag=True,
+              help="also time whole `balance simulate` runs (process start, kernels, records written) of about "
+                   "--seconds of kernel work with 1 and 2 workers, beside the kernel rate and their ratio")
+@click.option("--seconds", default=6.0, show_default=True, type=click.FloatRange(min=0.5, max=600),
+              help="with --end-to-end: the kernel work of each whole run")
 @click.option("--json", "json_out", default=None, type=click.Path(dir_okay=False), help="also write the per-strategy result as JSON (- for standard output)")
-def bench(game, n_games, reps, strategy, plugin, game_set, reference, workers_list, json_out):
+def bench(game, n_games, reps, strategy, plugin, game_set, reference, workers_list, end_to_end, seconds, json_out):
     """Games per CPU-second on one core for each strategy (mirror pairs), and compile/load time.
 
     Each strategy: ``--reps`` timed repetitions of the same chunk size, the best and the median shown. Timed with
@@ -542,13 +547,20 @@ def bench(game, n_games, reps, strategy, plugin, game_set, reference, workers_li
     Records go into one kept buffer sized before the timing, as a run's workers write them.
 
     With --workers 1,2: games per second of whole runs with 1 and 2 worker processes and their ratio
-    (default strategy: random; default games: about 4 s of work per worker count)."""
+    (default strategy: random; default games: about 4 s of work per worker count).
+
+    With --end-to-end: for each strategy, also the wall-clock rate of a whole ``balance simulate`` (a new
+    process: start, imports, kernels loaded from the cache, chunks, parquet, manifest) of about ``--seconds`` of
+    kernel work, with 1 worker and (on a machine with two cores or more) 2, and its ratio to the kernel rate:
+    what a user gets of the engine's speed."""
     from balance import outputs
     from balance.runs import Prepared, RunSpec
 
     outputs.check_file(json_out, "--json")
     if json_out and (workers_list is not None or reference):
         raise BalanceError("--json writes the per-strategy measurement; not with --workers or --reference")
+    if end_to_end and (workers_list is not None or reference):
+        raise BalanceError("--end-to-end measures beside the per-strategy kernel rate; not with --workers or --reference")
     say = _say(json_out)
     _plugins(plugin)
     registry.get_game(game)
@@ -601,10 +613,51 @@ def bench(game, n_games, reps, strategy, plugin, game_set, reference, workers_li
         results.append({"strategy": name, "compile_load_seconds": round(compile_s, 3), "games": n, "reps": reps,
                         "games_per_cpu_s": round(rates[-1], 1), "median_games_per_cpu_s": round(rates[len(rates) // 2], 1),
                         "rounds_per_game": float(recs["rounds"].mean())})
+        if end_to_end:
+            e2e = _bench_end_to_end(game, name, rates[-1], seconds, _options(game_set, None), plugin)
+            results[-1]["end_to_end"] = e2e
+            for w in e2e:
+                say(f"  end to end, {w['workers']} worker{'s' * (w['workers'] > 1)}: {w['games']:,} games in "
+                    f"{w['wall_seconds']:.2f} s wall = {w['games_per_s']:,.0f} games/s, "
+                    f"x{w['ratio_to_kernel']:.2f} the kernel rate")
     if json_out:
         doc = {"game": game, "machine": cpu, "cores": os.cpu_count(), "python": platform.python_version(),
                "numba": numba.__version__, "options": _options(game_set, None), "results": results}
         outputs.write_text(json_out, json.dumps(doc, indent=1, ensure_ascii=False), "--json")
+
+
+def _bench_end_to_end(game: str, name: str, kernel_rate: float, seconds: float, options: dict,
+                      plugins) -> list[dict]:
+    """Whole ``balance simulate`` runs (new processes, as a user starts them) of about ``seconds`` of kernel work:
+    wall clock from the process start to its exit, with 1 worker and, with two cores or more, 2."""
+    import shutil
+    import subprocess
+    import tempfile
+
+    games = max(1000, int(kernel_rate * seconds))
+    exe = Path(sys.executable).parent / "balance"
+    cmd = [str(exe) if exe.exists() else sys.executable, *([] if exe.exists() else ["-m", "balance.cli"])]
+    out = []
+    for workers in ([1, 2] if (os.cpu_count() or 1) >= 2 else [1]):
+        tmp = Path(tempfile.mkdtemp(prefix="balance-e2e-"))
+        args = [*cmd, "simulate", game, "--games", str(games), "--seed", "1", "--workers", str(workers),
+                "--strategy", name, "--out", str(tmp / "run")]
+        for p in plugins:
+            args += ["--plugin", p]
+        for k, v in options.items():
+            args += ["--set", f"{k}={v}"]
+        try:
+            t = time.perf_counter()
+            done = subprocess.run(args, capture_output=True, text=True)
+            wall = time.perf_counter() - t
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        if done.returncode != 0:
+            raise BalanceError(f"bench --end-to-end: balance simulate failed: {done.stderr.strip()[-300:]}")
+        rate = games / wall
+        out.append({"workers": workers, "games": games, "wall_seconds": round(wall, 3), "games_per_s": round(rate, 1),
+                    "ratio_to_kernel": round(rate / kernel_rate, 3)})
+    return out
 
 
 def _worker_counts(text: str) -> list[int]:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.test_cli import assert_one_line_error, cli
 
 
@@ -45,6 +47,22 @@ def test_bench_json_and_bad_paths(capsys, tmp_path):
     assert b["results"][0]["strategy"] == "random" and b["results"][0]["games_per_cpu_s"] > 0
     code, _, err = cli(capsys, "bench", "colosseum", "--workers", "1", "--json", tmp_path / "x.json")
     assert_one_line_error(code, err, "--json")
+    code, _, err = cli(capsys, "bench", "colosseum", "--reference", "--end-to-end")
+    assert_one_line_error(code, err, "--end-to-end")
+
+
+def test_bench_end_to_end(capsys, tmp_path):
+    """Whole `balance simulate` processes beside the kernel rate: their games, wall time and ratio."""
+    code, out, err = cli(capsys, "bench", "colosseum", "--strategy", "random", "--reps", 1, "--games", 2000,
+                         "--end-to-end", "--seconds", 0.5, "--json", tmp_path / "b.json")
+    assert code == 0, err
+    r = json.loads((tmp_path / "b.json").read_text())["results"][0]
+    runs = r["end_to_end"]
+    assert [w["workers"] for w in runs][:1] == [1] and all(w["games"] >= 1000 for w in runs)
+    for w in runs:
+        assert w["games_per_s"] == pytest.approx(w["games"] / w["wall_seconds"], rel=1e-3)
+        assert w["ratio_to_kernel"] == pytest.approx(w["games_per_s"] / r["games_per_cpu_s"], rel=1e-2)
+    assert "end to end, 1 worker" in out
     for args in (("games",), ("validate", "colosseum"), ("simulate", "colosseum", "--games", 100)):
         code, _, err = cli(capsys, *args, "--json", tmp_path)  # a folder where a file is wanted
         assert_one_line_error(code, err, "--json")
