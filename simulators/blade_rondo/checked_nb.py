@@ -170,7 +170,7 @@ def _checked_chunk(machine, start, count, key, s0, p0, s1, p1, out):
     """Games under checks; ``out[i]`` = (violation code, turn, winner, end reason, turns played)."""
     v = unmanaged_view_nb(machine)
     m = as_machine_nb(machine)
-    bind_strategies_nb(m, machine.size, s0, p0, s1, p1)
+    bind_strategies_nb(machine, s0, p0, s1, p1)
     ref = np.full(2 * E.SLOTS, -1, np.int64)
     for i in range(count):
         seed_nb(m, E.M_RNG, key, start + i)

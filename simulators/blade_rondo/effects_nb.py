@@ -2,10 +2,10 @@
 
 Kernels work on one int64 *machine* ``m`` (layout in ``enums.py``), a raw ``int64*`` inside
 the kernels (``memory_nb.as_machine_nb``): no reference counts, one register per call.
-The two strategies (function values and params) are written into the machine once by the entry
-kernels (``bind_strategies_nb``); ``decide_nb`` reads them back and gives the strategy the machine as an
-(unmanaged) array, so every other kernel takes only the machine and scalars (a call passes a few
-registers instead of ~26 words).
+The two strategies are installed into the machine's call block once by the entry kernels
+(``bind_strategies_nb``: ``simulators.common.seats_nb``, every game's strategy-call mechanism); ``decide_nb`` calls
+a seat's strategy through it and checks the answer (``seats_nb.call_nb``, ``legal_nb``), so every other kernel
+takes only the machine and scalars (a call passes a few registers instead of ~26 words).
 
 Compile-time rules learned in Colosseum (measured): kernels called from other kernels carry
 an explicit signature on ``MP`` (otherwise numba compiles one specialisation per distinct tuple of
@@ -39,6 +39,8 @@ from simulators.blade_rondo.enums import (
     C_LIMITED,
     C_TYPE,
     C_WIDTH,
+    CALL_AT,
+    CALL_W,
     CARDS_AT,
     DMG_DIRECT,
     DMG_PHYS,
@@ -64,6 +66,7 @@ from simulators.blade_rondo.enums import (
     ID_REVIVE,
     ID_WIDTH,
     IDEA_AT,
+    INLINE_AT,
     L_CARD,
     L_HOST,
     L_ORDER,
@@ -74,7 +77,6 @@ from simulators.blade_rondo.enums import (
     L_ZONE,
     M_RANDOM_FN,
     M_RNG,
-    M_SIZE,
     M_SOLO,
     M_SOLO_FN,
     M_TRACE_AT,
@@ -113,6 +115,8 @@ from simulators.blade_rondo.enums import (
     O_ZERO,
     P_A,
     P_THEN,
+    PARAMS_AT,
+    PARAMS_MAX,
     PH_PHOS,
     R_DAY_MAX,
     R_LIFE_CAP,
@@ -147,13 +151,6 @@ from simulators.blade_rondo.enums import (
     SB_WIDTH,
     SEAT0,
     SEAT_W,
-    SG_C,
-    SG_INLINE,
-    SG_JIT,
-    SG_NPARAMS,
-    SG_PARAMS,
-    SG_PY,
-    SG_W,
     SLOT0,
     SLOT_W,
     SLOTS,
@@ -168,7 +165,6 @@ from simulators.blade_rondo.enums import (
     ST_TOS_N,
     ST_WIDTH,
     STATUS_AT,
-    STRAT0,
     SUBS_AT,
     SYM_SUPPORT,
     TRACE_W,
@@ -184,9 +180,11 @@ from simulators.blade_rondo.enums import (
 from simulators.common.memory_nb import MACHINE_PTR as MP
 from simulators.common.numba_compat import compile_on_first_use as _on_demand
 from simulators.common.numba_compat import function_words as _fn_words
-from simulators.common.numba_compat import strategy_value as _fn_value
+from simulators.common.seats_nb import block_words, call_nb, install_nb, legal_nb
 from simulators.common.rng_nb import popcount_nb, rand_bit16_nb, rand_bit_nb
 from simulators.common.strategy import STRATEGY_T
+
+assert CALL_W == block_words(2)  # the two seats' call block (enums)
 
 ST = STRATEGY_T
 F8A = f8[::1]
@@ -330,22 +328,24 @@ def solo_hook_nb(typingctx, m, what, fr, opp):
     return sig, codegen
 
 
-@njit(void(MP, i8, ST, F8A, ST, F8A), cache=True)
-def bind_strategies_nb(m, size, s0, p0, s1, p1):
-    """Write the two strategies (function values and params) and the machine's length ``size`` into the
-    machine's strategy block, where ``decide_nb`` finds them. The caller keeps the machine, the params
-    and the functions alive while kernels run on it."""
-    for seat in range(2):
-        b = STRAT0 + seat * SG_W
-        w = _fn_words(s0) if seat == 0 else _fn_words(s1)
-        m[b + SG_C] = w[0]
-        m[b + SG_PY] = w[1]
-        m[b + SG_JIT] = w[2]
-        m[b + SG_PARAMS] = p0.ctypes.data if seat == 0 else p1.ctypes.data
-        m[b + SG_NPARAMS] = p0.size if seat == 0 else p1.size
-        # the built-in random strategy (its Python object, M_RANDOM_FN): decide_nb draws for it inline
-        m[b + SG_INLINE] = 1 if m[M_RANDOM_FN] != 0 and w[1] == m[M_RANDOM_FN] else 0
-    m[M_SIZE] = size
+@njit(void(I8A, ST, F8A, ST, F8A), cache=True)
+def bind_strategies_nb(machine, s0, p0, s1, p1):
+    """Install the two seats' strategies into the machine's call block (``seats_nb.install_nb``), where ``decide_nb``
+    calls them: their params are copied into the machine's params rows (PARAMS_AT, the width of the longer, the
+    shorter padded with 0.0, as every game's rows), so a strategy gets ``(phase, m, seat, mask, params)`` as from a
+    function call. The caller keeps the machine and the functions alive while kernels run on it."""
+    w = max(p0.size, p1.size, 1)
+    if w > PARAMS_MAX:
+        raise ValueError("a Blade Rondo strategy takes at most 32 params")
+    rows = carray(_f8_pointer(machine.ctypes.data + PARAMS_AT * 8), (2, w))
+    for k in range(w):
+        rows[0, k] = p0[k] if k < p0.size else 0.0
+        rows[1, k] = p1[k] if k < p1.size else 0.0
+    install_nb(machine, CALL_AT, (s0, s1), rows)
+    # the built-in random strategy (its Python object, M_RANDOM_FN): decide_nb draws for it inline
+    rnd = machine[M_RANDOM_FN]
+    machine[INLINE_AT] = 1 if rnd != 0 and _fn_words(s0)[1] == rnd else 0
+    machine[INLINE_AT + 1] = 1 if rnd != 0 and _fn_words(s1)[1] == rnd else 0
 
 
 @njit(i8(MP, i8), cache=True)
@@ -361,7 +361,7 @@ ASK = -2  # unasked_choice_nb: the decision needs the seat's strategy
 @njit(cache=True, inline='always')
 def unasked_choice_nb(m, seat, mask):
     """``decide_nb``'s answers that call no strategy, or ASK: a single legal choice; the rules' default for a
-    scripted opponent (a solo game's seat 1); the built-in random strategy's draw (SG_INLINE: the same draw from
+    scripted opponent (a solo game's seat 1); the built-in random strategy's draw (INLINE_AT: the same draw from
     the same stream as its call would make; the masks asked are mostly below 2**16, where rand_bit16_nb reads the
     bit from a byte table). Inlined into decide_nb and into the action step, the most frequent decision, which
     so skips decide_nb's call and context when no strategy is asked."""
@@ -369,7 +369,7 @@ def unasked_choice_nb(m, seat, mask):
         return lowest_bit_nb(mask)
     if seat == 1 and m[M_SOLO] != 0:
         return lowest_bit_nb(mask)
-    if m[STRAT0 + seat * SG_W + SG_INLINE]:
+    if m[INLINE_AT + seat]:
         return rand_bit16_nb(m, M_RNG, mask)
     return ASK
 
@@ -383,12 +383,8 @@ def decide_nb(m, phase, seat, mask):
     c = unasked_choice_nb(m, seat, mask)
     if c != ASK:
         return c
-    b = STRAT0 + seat * SG_W
-    fn = _fn_value(m[b + SG_C], m[b + SG_PY], m[b + SG_JIT])
-    v = carray(m, m[M_SIZE])
-    params = carray(_f8_pointer(m[b + SG_PARAMS]), m[b + SG_NPARAMS])
-    c = fn(phase, v, seat, mask, params)
-    if c < 0 or c > 62 or (mask >> c) & 1 == 0:
+    c = call_nb(m, CALL_AT, seat, phase, mask)
+    if not legal_nb(c, mask):
         if m[S_DONE] == 0:
             m[S_DONE] = 1
             m[S_END] = END_ILLEGAL

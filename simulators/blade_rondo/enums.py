@@ -207,23 +207,21 @@ MAX_RS = 32  # responders: Maria's Preparation cards, the Ideas' continuing resp
 MAX_IDEAS = 16
 IDEA_ACTS = 6
 
-# --- the strategies of the game being played, written by the entry kernels (``effects_nb.bind_strategies_nb``)
-# and read by ``effects_nb.decide_nb``, so that no other kernel carries them: per seat the strategy's function
-# value (its three words: C address, Python object, jit address) and its params (address, length); then the
-# machine's length (the strategies' view of it). Raw addresses: valid while the entry kernel's caller keeps the
-# arrays and functions alive.
-STRAT0 = SOLO_END
-SG_C, SG_PY, SG_JIT, SG_PARAMS, SG_NPARAMS = 0, 1, 2, 3, 4
-SG_INLINE = 5  # 1: the seat plays the built-in random strategy, drawn inline by decide_nb (game.py sets it)
-SG_W = 6
-M_SIZE = STRAT0 + 2 * SG_W
-M_RANDOM_FN = M_SIZE + 1  # id() of the built-in random strategy (game.py), 0: none; bind_strategies_nb sets SG_INLINE
+# --- the strategies of the game being played: the seats' call block (``simulators.common.seats_nb``, installed by
+# the entry kernels' ``effects_nb.bind_strategies_nb`` and called through by ``effects_nb.decide_nb``, so that no other
+# kernel carries them; its params rows are PARAMS_AT, after the tables), then per seat 1 when it plays the built-in
+# random strategy (drawn inline by decide_nb). The block's addresses are valid while the entry kernel's caller keeps
+# the strategies alive.
+CALL_AT = SOLO_END
+CALL_W = 6  # seats_nb.block_words(2)
+INLINE_AT = CALL_AT + CALL_W
+M_RANDOM_FN = INLINE_AT + 2  # id() of the built-in random strategy (game.py), 0: none; bind_strategies_nb reads it
 # solo games: the address of solo_nb's hook (a C function (m, what, fr, opp), written by solo.py), which
 # ``effects_nb.solo_hook_nb`` calls for the solo rules inside an action, so that the two-player kernels never
 # compile them; ``what``: the scripted seat's or the amulets' answers, or the Idea's Set Area trigger
-M_SOLO_FN = M_SIZE + 2
+M_SOLO_FN = M_RANDOM_FN + 1
 HOOK_ANSWERS, HOOK_SET_TRIGGERS = 0, 1
-STRAT_END = M_SIZE + 4
+STRAT_END = CALL_AT + 16  # (the tables' offsets as before the call block: measured, a shift cost Maria ~3%)
 
 # --- tables
 RULES_AT = STRAT_END
@@ -301,7 +299,11 @@ SR_M_LIFE, SR_M_ATK, SR_M_DEF, SR_SKIP_DRAW, SR_SKIP_BASIC = 26, 27, 28, 29, 30 
 SR_STARTUP_VOLT = 31  # 1: an Idea's startup turn is read on the player's Voltage instead of the turn count
 SR_DECK = 32  # MAX_SC: Maria's deck (SC rows; copies are rows of their own)
 SR_WIDTH = SR_DECK + MAX_SC
-PROG_AT = SOLO_RULES_AT + SR_WIDTH
+# the seats' params rows (PARAMS_MAX float64 words a seat) the call block points at: in the machine, so that a copy
+# of it (the planner's) carries its own
+PARAMS_AT = SOLO_RULES_AT + SR_WIDTH
+PARAMS_MAX = 32
+PROG_AT = PARAMS_AT + 2 * PARAMS_MAX
 
 # --- trace events: rows of (turn, seat, code, a, b, c)
 EV_TURN, EV_BURST, EV_USE, EV_FACE_DOWN, EV_RESPOND, EV_NEGATED, EV_PAY, EV_DAMAGE = 1, 2, 3, 4, 5, 6, 7, 8

@@ -220,6 +220,7 @@ from simulators.blade_rondo.enums import (
     IF_OPP_VOLT_AT_LEAST,
     IF_ROUND_LEVEL_PLUS,
     IF_SYM_USED_BEFORE,
+    INLINE_AT,
     K_CARD,
     K_SOLO,
     K_SUB,
@@ -344,8 +345,6 @@ from simulators.blade_rondo.enums import (
     SEAT0,
     SEAT_W,
     SETUP_AT,
-    SG_INLINE,
-    SG_W,
     SL_HEAT,
     SL_PROT,
     SL_PULSE,
@@ -373,7 +372,6 @@ from simulators.blade_rondo.enums import (
     STATE0,
     STATE_END,
     STATUS_AT,
-    STRAT0,
     SU_FIRST,
     SU_LIST0,
     SU_LIST1,
@@ -1668,7 +1666,7 @@ def draft_nb(m, seat, phase, picks, first_slot):
         mask |= (1 if m[base + n] > 0 else 0) << n
     # restricted play: a seat does not keep a card it may not use while it has other cards to keep
     keep_out = m[M_FORBID + seat] if phase == PH_KEEP else 0
-    if m[STRAT0 + seat * SG_W + SG_INLINE] and not (seat == 1 and m[M_SOLO] != 0):
+    if m[INLINE_AT + seat] and not (seat == 1 and m[M_SOLO] != 0):
         _random_draft_nb(m, seat, phase, picks, first_slot, mask, keep_out)
         return
     for k in range(picks):
@@ -1832,7 +1830,7 @@ def _simulate_chunk(machine, start, count, key, strat0, params0, strat1, params1
     (mode, card lists, first player) is in the machine's SETUP table, written by game.py."""
     # ``machine``, the params and the strategies stay alive for the whole call: the machine holds their addresses
     m = as_machine_nb(machine)
-    bind_strategies_nb(m, machine.size, strat0, params0, strat1, params1)
+    bind_strategies_nb(machine, strat0, params0, strat1, params1)
     for i in range(count):
         g = start + i
         seed_nb(m, M_RNG, key, g)
@@ -1866,7 +1864,7 @@ def _step(machine, what, seat, arg, s0, p0, s1, p1):
     STEP_TURN_START, STEP_ACTION (the strategy picks; returns the local slot used or -1 for END),
     STEP_USE (local slot ``arg``, no legality check: see ``action_mask``), STEP_END_TURN."""
     m = as_machine_nb(machine)
-    bind_strategies_nb(m, machine.size, s0, p0, s1, p1)
+    bind_strategies_nb(machine, s0, p0, s1, p1)
     if what == STEP_SETUP:
         setup_game_nb(m)
         return 0

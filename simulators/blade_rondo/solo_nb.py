@@ -25,6 +25,7 @@ keep 4 of 10, five battles (levels from ``solo.toml``), a reward after each won 
 and discard pile reset per battle, amulets and Afterglows kept across battles, a loss ends it.
 """
 from numba import cfunc, from_dtype, njit, types
+from numba.types import boolean as b1
 from numba.types import int64 as i8
 from numba.types import void
 
@@ -246,6 +247,7 @@ from simulators.blade_rondo.rules_nb import (
 )
 from simulators.common.memory_nb import MACHINE_PTR as MP
 from simulators.common.memory_nb import as_machine_nb
+from simulators.common.numba_compat import jit_address
 from simulators.common.rng_nb import rand_below_nb, seed_nb
 
 MARIA_RECORDS_T = types.Array(from_dtype(maria_dt), 1, "C")
@@ -867,23 +869,39 @@ def _solo_hook(m, what, fr, opp):
 
 
 # ----------------------------------------------------------------------------- chunk kernels
-@njit(void(MP, i8, types.uint64[::1], i8, ST, F8A, ST, F8A), cache=True)
-def start_solo_game_nb(m, size, key, g, strat0, params0, strat1, params1):
-    """Seed game ``g`` from ``(key, g)`` alone and seat its player: the run's strategy ``g % 2`` (one --strategy:
-    every game), so that any chunking gives the same games."""
-    seed_nb(m, M_RNG, key, g)
+@njit(b1(ST, F8A, ST, F8A), cache=True)
+def same_strategy_nb(strat0, params0, strat1, params1):
+    """Whether the run's two strategy slots hold the same strategy and params (one --strategy)."""
+    if jit_address(strat0) != jit_address(strat1) or params0.size != params1.size:
+        return False
+    for k in range(params0.size):
+        if params0[k] != params1[k]:
+            return False
+    return True
+
+
+@njit(void(I8A, types.uint64[::1], i8, b1, ST, F8A, ST, F8A), cache=True)
+def start_solo_game_nb(machine, key, g, seat_player, strat0, params0, strat1, params1):
+    """Seed game ``g`` from ``(key, g)`` alone and (``seat_player``) seat its player: the run's strategy ``g % 2``
+    (one --strategy: every game), so that any chunking gives the same games. The chunk kernels seat the player at
+    every game only when the two slots differ (``same_strategy_nb``): a game of Maria is short enough that
+    installing the same strategy again cost ~3% of its time."""
+    seed_nb(as_machine_nb(machine), M_RNG, key, g)
+    if not seat_player:
+        return
     if g % 2 == 0:
-        bind_strategies_nb(m, size, strat0, params0, strat1, params1)
+        bind_strategies_nb(machine, strat0, params0, strat1, params1)
     else:
-        bind_strategies_nb(m, size, strat1, params1, strat0, params0)
+        bind_strategies_nb(machine, strat1, params1, strat0, params0)
 
 
 def _maria_chunk(machine, start, count, key, strat0, params0, strat1, params1, sid0, sid1, out):
     """Maria games ``start .. start+count-1`` (``start_solo_game_nb``)."""
     m = as_machine_nb(machine)
+    alternate = not same_strategy_nb(strat0, params0, strat1, params1)
     for i in range(count):
         g = start + i
-        start_solo_game_nb(m, machine.size, key, g, strat0, params0, strat1, params1)
+        start_solo_game_nb(machine, key, g, i == 0 or alternate, strat0, params0, strat1, params1)
         maria_setup_nb(m)
         maria_game_nb(m)
         write_maria_nb(out, i, g, m, sid0 if g % 2 == 0 else sid1)
@@ -892,9 +910,10 @@ def _maria_chunk(machine, start, count, key, strat0, params0, strat1, params1, s
 def _campaign_chunk(machine, start, count, key, strat0, params0, strat1, params1, sid0, sid1, out):
     """Whole campaigns ``start .. start+count-1`` (``start_solo_game_nb``)."""
     m = as_machine_nb(machine)
+    alternate = not same_strategy_nb(strat0, params0, strat1, params1)
     for i in range(count):
         g = start + i
-        start_solo_game_nb(m, machine.size, key, g, strat0, params0, strat1, params1)
+        start_solo_game_nb(machine, key, g, i == 0 or alternate, strat0, params0, strat1, params1)
         campaign_nb(m)
         write_campaign_nb(out, i, g, m, sid0 if g % 2 == 0 else sid1)
 
@@ -934,7 +953,7 @@ SO_STEP_CAMPAIGN_SETUP, SO_STEP_BATTLE, SO_STEP_IDEA_TURN, SO_STEP_REWARD, SO_ST
 def _solo_step(machine, what, arg, s0, p0, s1, p1):
     """One step of a solo game through the same kernels as a simulated one (scenarios, tests)."""
     m = as_machine_nb(machine)
-    bind_strategies_nb(m, machine.size, s0, p0, s1, p1)
+    bind_strategies_nb(machine, s0, p0, s1, p1)
     if what == SO_STEP_MARIA_SETUP:
         maria_setup_nb(m)
     elif what == SO_STEP_MARIA_TURN:

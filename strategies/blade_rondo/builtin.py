@@ -135,7 +135,7 @@ SWORDS = (1 << 7) - 1
 
 # the game's stream as typed calls: rand_*_nb are inline='always', and numba copies an inlined function's
 # IR into every call site (the heuristic has nine), while LLVM inlines these for free. _rand_bit_nb is
-# effects_nb.draw_nb, which decide_nb calls for the built-in random strategy itself (SG_INLINE)
+# effects_nb.draw_nb, which decide_nb calls for the built-in random strategy itself (INLINE_AT)
 _rand_bit_nb = draw_nb
 
 
@@ -553,7 +553,7 @@ def _planner_core_nb(phase, m, seat, mask, params, quiet):
             w[ob + (O_DOWN if z == Z_DOWN else O_HAND)] &= ~(1 << ls)
     saved = work[STATE0:SOLO_END].copy()  # the solo block too (Maria's lists, the Idea's marks)
     pz = np.zeros(1)
-    bind_strategies_nb(w, work.size, quiet, pz, quiet, pz)  # the copy's decisions: the quiet policy
+    bind_strategies_nb(work, quiet, pz, quiet, pz)  # the copy's decisions: the quiet policy
     opp_life0 = w[ob + O_LIFE]
     own_life0 = w[SEAT0 + seat * SEAT_W + O_LIFE]
     best_first = BIT_END

@@ -203,7 +203,7 @@ def test_drafting_prefers_the_stronger_cards():
                                    "nt_first_battle_pick", "gg_first_battle", "gg_first_battle_pick", "gg_mixed"])
 @pytest.mark.parametrize("pair", [("random", "random"), ("random", "greedy"), ("control", "random")])
 def test_inline_random_draw_matches_the_strategy_call(pair, setup):
-    """decide_nb draws for the built-in random strategy itself (SG_INLINE, from M_RANDOM_FN; the action step's
+    """decide_nb draws for the built-in random strategy itself (INLINE_AT, from M_RANDOM_FN; the action step's
     unasked choices, the random draft ``_random_draft_nb``): in every setup the records equal those of the same
     games asking random_nb through its function value (the fast path against the general one)."""
     from simulators.blade_rondo.game import new_machine, random_fn_word
@@ -216,14 +216,14 @@ def test_inline_random_draw_matches_the_strategy_call(pair, setup):
     assert random_fn_word() != 0
     mf = new_machine(p.tables, p.settings)
     fast = simulate_chunk(p.tables, p.settings, 0, 400, p.key, p.strategies, p.params, machine=mf)
-    assert [mf[E.STRAT0 + s * E.SG_W + E.SG_INLINE] for s in (0, 1)] == [int(n == "random") for n in pair]
+    assert [mf[E.INLINE_AT + s] for s in (0, 1)] == [int(n == "random") for n in pair]
     assert fast.tobytes() == p.chunk(0, 400).tobytes()
     out = np.zeros(400, dtype=E.record_dt)
     m = new_machine(p.tables, p.settings)
     assert m[E.M_RANDOM_FN] == 0  # no word: every decision goes through the function value
     simulate_chunk_nb()(m, np.int64(0), np.int64(400), p.key, p.strategies[0].fn, p.params[0], p.strategies[1].fn,
                         p.params[1], np.int64(0), np.int64(1), out)
-    assert m[E.STRAT0 + E.SG_INLINE] == 0 and m[E.STRAT0 + E.SG_W + E.SG_INLINE] == 0
+    assert m[E.INLINE_AT] == 0 and m[E.INLINE_AT + 1] == 0
     assert fast.tobytes() == out.tobytes()
 
 
