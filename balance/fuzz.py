@@ -230,7 +230,7 @@ def fuzz(game: str, games: int, seed: int = 1, per_variant: int = 500, rate: flo
                 same = ((rows[:, 2] == recs["winner"]) & (rows[:, 3] == recs["end_reason"])).all()
                 if not same:
                     res.failures.append(f"the checked build ended games differently from the default kernels in {tag}")
-        ref_recs = ref.fuzz(prep, n) if ref is not None and ref.fuzz is not None else None
+        ref_recs = ref.get("fuzz")(prep, n) if ref is not None and ref.fuzz is not None else None
         if ref_recs is not None:
             diff = np.nonzero(ref_recs != recs)[0]
             res.reference_games += n

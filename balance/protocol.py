@@ -72,12 +72,19 @@ class Reference:
     ``what`` says what it plays; ``bench(seed)`` returns ``(fast, slow)``, two callables of ``n`` playing the
     same ``n`` items with the kernels and with the reference (``balance bench --reference``); ``fuzz(prep, n)``
     (optional) returns the records the reference plays for a fuzz variant's first ``n`` games, or None when it
-    cannot play that variant; ``fuzz_strategies``: the strategies every other fuzz variant uses so that it can."""
+    cannot play that variant; ``fuzz_strategies``: the strategies every other fuzz variant uses so that it can.
+    ``bench`` and ``fuzz`` may be ``"module:function"`` names, imported when used (a module that imports the
+    game's own then needs no import back from it)."""
 
     what: str
-    bench: Callable[[int], tuple[Callable[[int], Any], Callable[[int], Any]]]
-    fuzz: Callable[[Any, int], np.ndarray | None] | None = None
+    bench: Callable[[int], tuple[Callable[[int], Any], Callable[[int], Any]]] | str
+    fuzz: Callable[[Any, int], np.ndarray | None] | str | None = None
     fuzz_strategies: tuple[str, ...] | None = None
+
+    def get(self, name: str):
+        """``bench`` or ``fuzz`` as a callable (imported when given by name), or None."""
+        fn = getattr(self, name)
+        return load_attr(fn) if isinstance(fn, str) else fn
 
 
 def load_attr(path: str) -> Any:

@@ -42,7 +42,7 @@ def bench_reference(game: str, seconds: float = 2.0, seed: int = 1) -> dict:
     ref = registry.get_game(game).reference
     if ref is None:
         raise BalanceError(f"no reference engine for {game!r}; available: {', '.join(games_with_reference())}")
-    fast, slow = ref.bench(seed)
+    fast, slow = ref.get("bench")(seed)
     numba_rate, n_fast = _rate(fast, 10_000, seconds)
     ref_rate, n_slow = _rate(slow, 100, seconds)
     return {"game": game, "what": ref.what, "numba_per_s": numba_rate, "reference_per_s": ref_rate,

@@ -3,8 +3,8 @@
 core (data, seeding, statistics, run store, the protocol, and the kernels' base in ``simulators/common``)
 <- games (``simulators/<game>``) <- strategies <- analyses (the ``balance`` modules that run games: drift,
 restricted play, sweeps, ...) <- reports <- the CLI and the library face (``balance.cli``, ``balance.api``,
-``balance/__init__``). A module imports only its own layer or lower ones, and no modules import each other in a
-cycle at module level.
+``balance/__init__``). A module imports only its own layer or lower ones (the one exception is listed, with the
+measurement that earns it), and no modules import each other in a cycle.
 """
 from __future__ import annotations
 
@@ -17,6 +17,12 @@ CORE = {"errors", "data", "rng", "stats", "findings", "metagame", "protocol", "r
         "columns", "outputs"}
 TOP = {"balance", "balance.cli", "balance.cli_ci", "balance.api"}
 NAMES = ("core", "games", "strategies", "analyses", "reports", "CLI/API")
+# (module, package it may import from a higher layer): why
+EXCEPTIONS = {
+    ("simulators.rose_duel.builtin_inline_nb", "strategies.rose_duel"):
+        "the rose duel decides its built-in strategies inline (random games x1.4-1.6, heuristic x1.7-2.3 as fast); "
+        "parity with the strategies called through their address: tests/simulators/test_rose_duel_builtin_inline.py",
+}
 
 
 def layer(mod: str) -> int:
@@ -65,13 +71,18 @@ def imports(path: Path, mods: dict, top_level_only: bool = False) -> list[tuple[
 def test_no_module_imports_a_higher_layer():
     mods = modules()
     up = [f"{m} ({NAMES[layer(m)]}) imports {n} ({NAMES[layer(n)]}) at line {line}"
-          for m, path in mods.items() for n, line in imports(path, mods) if layer(n) > layer(m)]
+          for m, path in mods.items() for n, line in imports(path, mods)
+          if layer(n) > layer(m) and not any(m == a and (n == b or n.startswith(b + ".")) for a, b in EXCEPTIONS)]
     assert up == [], "\n".join(up)
+    for a, b in EXCEPTIONS:  # an exception whose import is gone goes from the list
+        assert any(n == b or n.startswith(b + ".") for n, _ in imports(mods[a], mods)), (a, b)
 
 
-def test_no_module_level_import_cycle():
+def test_no_import_cycle():
+    """No two modules import each other, directly or through others (imports inside functions count: a cycle
+    that only a lazy import hides is still two modules that cannot be read apart)."""
     mods = modules()
-    graph = {m: {n for n, _ in imports(p, mods, top_level_only=True) if n != m and not m.startswith(n + ".")}
+    graph = {m: {n for n, _ in imports(p, mods) if n != m and not m.startswith(n + ".")}
              for m, p in mods.items()}
     index, low, stack, on, cycles = {}, {}, [], set(), []
 

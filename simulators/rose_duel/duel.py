@@ -162,3 +162,20 @@ def duel_command(a, b, focus=None, modifiers=None, location=None, duels=20000, s
         lines.append("the first duel:")
         lines += [f"  {t}" for _, t in describe_events(tables, m, names=["A", "B"])]
     return lines
+
+
+def reference_bench(seed: int):
+    """The kernels and the plain-Python reference engine on the same duels (random strategy, the first two
+    playable duelists), as ``balance duel`` plays them: ``(fast, slow)`` for ``balance bench --reference``
+    (``GameSpec.reference``)."""
+    from simulators.rose_duel import reference
+    from simulators.rose_duel.game import build_tables, load_data
+
+    data = load_data()
+    tables = build_tables(data)
+    d0, d1 = tables.playable[:2]
+    a, b = tables.duelist_keys[d0], tables.duelist_keys[d1]
+    run_duels(tables, d0, d1, 1, seed, strategy="random")  # compile or load outside the measurement
+    key = root_key(seed)
+    return (lambda n: run_duels(tables, d0, d1, n, seed, strategy="random")), (
+        lambda n: reference.run_duels(data, a, b, n, key))

@@ -743,29 +743,13 @@ def fuzz_options(rng: np.random.Generator) -> dict[str, str]:
     return {"players": str(int(rng.integers(MIN_PLAYERS, MAX_PLAYERS + 1)))}
 
 
-def _reference_bench(seed: int):
-    """The kernels and the reference engine on the same duels (random strategy, the first two playable
-    duelists), as ``balance duel`` plays them."""
-    from balance.rng import root_key
-    from simulators.rose_duel import reference
-    from simulators.rose_duel.duel import run_duels
-
-    data = load_data()
-    tables = build_tables(data)
-    d0, d1 = tables.playable[:2]
-    a, b = tables.duelist_keys[d0], tables.duelist_keys[d1]
-    run_duels(tables, d0, d1, 1, seed, strategy="random")  # compile or load outside the measurement
-    key = root_key(seed)
-    return (lambda n: run_duels(tables, d0, d1, n, seed, strategy="random")), (
-        lambda n: reference.run_duels(data, a, b, n, key))
-
-
 SPEC = GameSpec.of(
     sys.modules[__name__], "Rose duel",
     "2-6 players duel the Victor for goal cards and Nobility; a Duel of Revolution against Akio ends it",
     options=OPTIONS, max_strategies=MAX_PLAYERS, players=(MIN_PLAYERS, MAX_PLAYERS), compile_seconds=90,
     drift_deals=150_000, drift_chunk=10_000, scenario=run_scenario, restrict_items=restrict_items, forbid=forbid,
     checked="simulators.rose_duel.checked_nb",
-    reference=Reference("duels (random strategy, first two playable duelists)", _reference_bench),
+    reference=Reference("duels (random strategy, first two playable duelists)",
+                        "simulators.rose_duel.duel:reference_bench"),
     record_invariants=record_invariants, fuzz_options=fuzz_options, report_parts="reports.rose_duel:report_sections",
     analyses="balance.duels")
