@@ -62,7 +62,9 @@ class GameModule(Protocol):
 
     def replay(self, tables, settings: dict, key: np.ndarray, game: int, strategies, params,
                names: list[str] | None = None) -> list[str]:
-        """Game ``game`` told round by round (``names``: one label per seat), the same game as its record."""
+        """Game ``game`` told round by round: re-simulated with a trace, so the same game as its record. ``game``
+        is the deal and ``strategies`` are in seat order (``balance.runs.Prepared.game_args``); ``names``: one
+        label per seat (the strategy playing it), told first and in the result."""
 
 
 @dataclass(frozen=True)

@@ -91,6 +91,7 @@ from balance.errors import BalanceError, DataError
 from balance.protocol import GameSpec
 from simulators.blade_rondo import enums as E
 from simulators.blade_rondo.schema import CARD_FILES, SCHEMAS
+from simulators.common.outcome import seats_line, winner_words
 
 DATA_DIR = Path(__file__).parent / "data"
 NAME = "blade_rondo"
@@ -1010,13 +1011,10 @@ def describe_events(tables: Tables, m: np.ndarray, names=("P1", "P2"), since: in
 
 def replay(tables: Tables, settings: dict, key: np.ndarray, game: int, strategies, params,
            names: list[str] | None = None) -> list[str]:
-    """Game ``game`` of a run, told turn by turn (re-simulated with a trace: same outcome).
-
-    ``game`` is the deal and ``strategies`` are in seat order (``balance.runs.Prepared.game_args``); ``names``:
-    a label per seat (the strategy playing it), told first and in the result."""
+    """Game ``game`` told turn by turn (``GameModule.replay``), the two hands first."""
     m = new_machine(tables, settings, trace_rows=400 * (max_rounds(tables) + 2))
     rec = simulate_chunk(tables, settings, game, 1, key, strategies, params, machine=m)[0]
-    lines = ([] if not names else ["Seats: " + ", ".join(f"P{p + 1} {names[p]}" for p in range(2))]) + ["Setup:"]
+    lines = ([] if not names else ["Seats: " + seats_line(names, 2)]) + ["Setup:"]
     last = None
     for turn, txt in describe_events(tables, m):
         started = txt.startswith(("P1's turn", "P2's turn"))
@@ -1024,10 +1022,8 @@ def replay(tables: Tables, settings: dict, key: np.ndarray, game: int, strategie
             lines.append(f"Turn {turn + 1}:")
             last = turn
         lines.append(f"  {txt}")
-    end = E.END_NAMES[rec["end_reason"]]
-    w = int(rec["winner"])
-    res = "draw" if w < 0 else f"P{w + 1}{f' ({names[w]})' if names and w < len(names) else ''} wins"
-    lines.append(f"Result: {res} by {end} after {rec['rounds']} turns (life {rec['life0']} : {rec['life1']})")
+    lines.append(f"Result: {winner_words(int(rec['winner']), names)} by {E.END_NAMES[rec['end_reason']]} after "
+                 f"{rec['rounds']} turns (life {rec['life0']} : {rec['life1']})")
     return lines
 
 

@@ -41,6 +41,7 @@ from balance.errors import BalanceError, DataError
 from balance.protocol import GameSpec, Reference
 from simulators.colosseum import enums as E
 from simulators.colosseum.schema import DIES, DISTANCES, SCHEMAS
+from simulators.common.outcome import seats_line, winner_words
 
 DATA_DIR = Path(__file__).parent / "data"
 NAME = "colosseum"
@@ -573,13 +574,10 @@ def run_scenario(path: Path) -> list[dict]:
 
 def replay(tables: Tables, settings: dict, key: np.ndarray, game: int, strategies, params,
            names: list[str] | None = None) -> list[str]:
-    """Game ``game`` of a run, told round by round (re-simulated with a trace: same outcome).
-
-    ``game`` is the deal and ``strategies`` are in seat order (``balance.runs.Prepared.game_args``); ``names``:
-    a label per seat (the strategy playing it), told first and in the result."""
+    """Game ``game`` told round by round (``GameModule.replay``), its setup first."""
     m = new_machine(tables, trace_rows=200 * (int(tables.image[E.RULES_AT + E.R_MAX_ROUNDS]) + 2))
     rec = simulate_chunk(tables, settings, game, 1, key, strategies, params, machine=m)[0]
-    lines = [] if not names else ["Seats: " + ", ".join(f"P{p + 1} {names[p]}" for p in range(2))]
+    lines = [] if not names else ["Seats: " + seats_line(names, 2)]
     last = None
     in_setup = True  # setup events and round 1's share the round index 0: round 1 starts at the first play
     for rnd, txt in describe_events(tables, m):
@@ -590,10 +588,8 @@ def replay(tables: Tables, settings: dict, key: np.ndarray, game: int, strategie
             lines.append("Setup:" if in_setup else f"Round {rnd + 1}:")
             last = part
         lines.append(f"  {txt}")
-    end = E.END_NAMES[rec["end_reason"]]
-    w = int(rec["winner"])
-    res = "draw" if w < 0 else f"P{w + 1}{f' ({names[w]})' if names and w < len(names) else ''} wins"
-    lines.append(f"Result: {res} by {end} after {rec['rounds']} rounds (HP {rec['hp0']} : {rec['hp1']})")
+    lines.append(f"Result: {winner_words(int(rec['winner']), names)} by {E.END_NAMES[rec['end_reason']]} after "
+                 f"{rec['rounds']} rounds (HP {rec['hp0']} : {rec['hp1']})")
     return lines
 
 

@@ -1,4 +1,4 @@
-"""A game's outcome as a scenario row tells it (every game's ``run_scenario``: one row a turn or round)."""
+"""A game's outcome as its replay and its scenario rows tell it (every game's ``replay`` and ``run_scenario``)."""
 
 
 def outcome_fields(m, done_at: int, winner_at: int, end_at: int, end_names) -> dict:
@@ -8,3 +8,15 @@ def outcome_fields(m, done_at: int, winner_at: int, end_at: int, end_names) -> d
         return {}
     w = int(m[winner_at])
     return {"winner": w + 1 if w >= 0 else 0, "end": end_names[int(m[end_at])]}
+
+
+def seats_line(names, n: int) -> str:
+    """``P1 name, P2 name, ...``: who plays which seat, as a replay's first line tells it."""
+    return ", ".join(f"P{p + 1} {names[p]}" for p in range(n))
+
+
+def winner_words(w: int, names=None, nobody: str = "draw") -> str:
+    """``P2 (greedy) wins``, or ``nobody`` when no seat won (``w`` < 0): a replay's result."""
+    if w < 0:
+        return nobody
+    return f"P{w + 1}{f' ({names[w]})' if names and w < len(names) else ''} wins"

@@ -29,6 +29,7 @@ import numpy as np
 from balance.data import GameData, index_of, load_game_data
 from balance.errors import BalanceError, DataError
 from balance.protocol import GameSpec, Reference
+from simulators.common.outcome import seats_line, winner_words
 from simulators.rose_duel import enums as E
 from simulators.rose_duel.schema import SCHEMAS, STATS
 
@@ -640,19 +641,15 @@ def describe_events(tables: Tables, m: np.ndarray, names=None, since: int = 0) -
 
 def replay(tables: Tables, settings: dict, key: np.ndarray, game: int, strategies, params,
            names: list[str] | None = None) -> list[str]:
-    """Game ``game`` of a run, told turn by turn (re-simulated with a trace: the same outcome).
-
-    ``game`` is the deal and ``strategies`` are in seat order (``balance.runs.Prepared.game_args``); ``names``:
-    a label per seat (the strategy playing it), told first and in the result."""
+    """Game ``game`` told turn by turn (``GameModule.replay``), the players first."""
     m = new_machine(tables, trace_rows=400 * (max_rounds(tables) + 2))
     rec = simulate_chunk(tables, settings, game, 1, key, strategies, params, machine=m)[0]
     n = int(rec["n_players"])
-    lines = [f"{n} players" + (": " + ", ".join(f"P{p + 1} {names[p]}" for p in range(n)) if names else "")]
+    lines = [f"{n} players" + (": " + seats_line(names, n) if names else "")]
     for _, txt in describe_events(tables, m):
         lines.append(txt if txt.startswith("---") else f"  {txt}")
-    w = int(rec["winner"])
-    res = "no winner" if w < 0 else f"P{w + 1}{f' ({names[w]})' if names and w < len(names) else ''} wins"
-    lines.append(f"Result: {res} by {E.END_NAMES[rec['end_reason']]} after {rec['rounds']} turns")
+    lines.append(f"Result: {winner_words(int(rec['winner']), names, 'no winner')} by "
+                 f"{E.END_NAMES[rec['end_reason']]} after {rec['rounds']} turns")
     return lines
 
 
