@@ -183,8 +183,11 @@ from simulators.common.numba_compat import function_words as _fn_words
 from simulators.common.seats_nb import block_words, call_nb, install_nb, legal_nb
 from simulators.common.rng_nb import popcount_nb, rand_bit16_nb, rand_bit_nb
 from simulators.common.strategy import STRATEGY_T
+from simulators.common.trace_nb import TRACE_W as _TRACE_W
+from simulators.common.trace_nb import append_event_nb
 
 assert CALL_W == block_words(2)  # the two seats' call block (enums)
+assert TRACE_W == _TRACE_W  # the trace rows game.py reads
 
 ST = STRATEGY_T
 F8A = f8[::1]
@@ -283,22 +286,9 @@ def remaining_nb(m, p):
 # ----------------------------------------------------------------------------- trace
 @njit(void(MP, i8, i8, i8, i8, i8), cache=True)
 def emit_nb(m, seat, code, a, b, c):
-    """Append one event row (turn, seat, code, a, b, c) to the trace (no-op when tracing is off)."""
-    cap = m[M_TRACE_CAP]
-    if cap == 0:
-        return
-    n = m[M_TRACE_N]
-    if n >= cap:
-        m[M_TRACE_CUT] = 1  # the replay says the log was cut
-        return
-    at = m[M_TRACE_AT] + n * TRACE_W
-    m[at] = m[S_TURN]
-    m[at + 1] = seat
-    m[at + 2] = code
-    m[at + 3] = a
-    m[at + 4] = b
-    m[at + 5] = c
-    m[M_TRACE_N] = n + 1
+    """Append one event row (turn, seat, code, a, b, c) to the trace (no-op when tracing is off): every game's
+    ``trace_nb.append_event_nb`` on this machine's trace words."""
+    append_event_nb(m, M_TRACE_CAP, M_TRACE_N, M_TRACE_CUT, M_TRACE_AT, m[S_TURN], seat, code, a, b, c)
 
 
 # ----------------------------------------------------------------------------- decisions

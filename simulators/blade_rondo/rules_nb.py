@@ -17,7 +17,6 @@ its list (``game.load_data`` checks it), so it queues the action and ``run_queue
 the current one has finished. No kernel is recursive (a recursive numba function compiled about
 four times slower, measured: 20 s against 6 s).
 """
-import numpy as np
 from numba import from_dtype, njit, types
 from numba.types import boolean as b1
 from numba.types import int64 as i8
@@ -400,7 +399,16 @@ from simulators.blade_rondo.enums import (
 )
 from simulators.common.memory_nb import MACHINE_PTR as MP
 from simulators.common.memory_nb import as_machine_nb
-from simulators.common.rng_nb import below_nb, popcount_nb, rand_below_nb, seed_nb, select_bit_nb, xoshiro_step_nb
+from simulators.common.rng_nb import (
+    below_nb,
+    popcount_nb,
+    rand_below_nb,
+    seed_nb,
+    select_bit_nb,
+    set_stream_nb,
+    xoshiro_step_nb,
+)
+from simulators.common.stream_nb import load_stream_nb, shuffle_words_nb
 
 RECORDS_T = types.Array(from_dtype(record_dt), 1, "C")
 CHUNK_SIG = types.void(
@@ -1637,10 +1645,7 @@ def _random_draft_nb(m, seat, phase, picks, first_slot, mask, keep_out):
     bit search. No context is written: no strategy is asked (as at the action step's unasked choices). Its parity
     with the strategy call, every setup: ``test_inline_random_draw_matches_the_strategy_call``."""
     base = DRAFT + seat * N_IDS
-    s0 = np.uint64(m[M_RNG])
-    s1 = np.uint64(m[M_RNG + 1])
-    s2 = np.uint64(m[M_RNG + 2])
-    s3 = np.uint64(m[M_RNG + 3])
+    s0, s1, s2, s3 = load_stream_nb(m, M_RNG)
     for k in range(picks):
         if mask == 0:
             break
@@ -1652,10 +1657,7 @@ def _random_draft_nb(m, seat, phase, picks, first_slot, mask, keep_out):
             r, s0, s1, s2, s3 = xoshiro_step_nb(s0, s1, s2, s3)
             n = select_bit_nb(ask, below_nb(r, popcount_nb(ask)))
         mask = _take_pick_nb(m, seat, phase, base, mask, n, first_slot + k)
-    m[M_RNG] = np.int64(s0)
-    m[M_RNG + 1] = np.int64(s1)
-    m[M_RNG + 2] = np.int64(s2)
-    m[M_RNG + 3] = np.int64(s3)
+    set_stream_nb(m, M_RNG, s0, s1, s2, s3)
 
 
 @njit(void(MP, i8, i8, i8, i8), cache=True)
@@ -1682,25 +1684,11 @@ def draft_nb(m, seat, phase, picks, first_slot):
 
 @njit(void(MP, i8, i8), cache=True)
 def shuffle_pool_nb(m, src, n):
-    """Copy ``n`` card ids from ``src`` into POOL and shuffle them (Fisher-Yates, the game's stream)."""
+    """Copy ``n`` card ids from ``src`` into POOL and shuffle them (Fisher-Yates on the game's stream, held in locals:
+    every game's ``stream_nb.shuffle_words_nb``)."""
     for i in range(n):
         m[POOL + i] = m[src + i]
-    # rand_below_nb's draws with the stream's words held in locals across the loop and stored once: the swaps
-    # write into the machine, so each draw loaded and stored them again (a chain through memory)
-    s0 = np.uint64(m[M_RNG])
-    s1 = np.uint64(m[M_RNG + 1])
-    s2 = np.uint64(m[M_RNG + 2])
-    s3 = np.uint64(m[M_RNG + 3])
-    for i in range(n - 1, 0, -1):
-        r, s0, s1, s2, s3 = xoshiro_step_nb(s0, s1, s2, s3)
-        j = below_nb(r, i + 1)
-        t = m[POOL + i]
-        m[POOL + i] = m[POOL + j]
-        m[POOL + j] = t
-    m[M_RNG] = np.int64(s0)
-    m[M_RNG + 1] = np.int64(s1)
-    m[M_RNG + 2] = np.int64(s2)
-    m[M_RNG + 3] = np.int64(s3)
+    shuffle_words_nb(m, M_RNG, POOL, n)
 
 
 @njit(void(MP), cache=True)
