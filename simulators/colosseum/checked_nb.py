@@ -1,21 +1,21 @@
 """A checked build of the Colosseum game loop, for fuzzing (``balance fuzz colosseum``).
 
-The same setup and round kernels as ``rules_nb`` (no copy of any rule), driven by a loop that
-checks the machine state after the setup and after every round (``check_state_nb``). It lives
-apart so that the default kernels pay nothing for the checks. The loop mirrors
-``rules_nb.play_game_nb`` for unrestricted, unswapped games; the fuzz driver compares its end
-state with the default kernels' records for the same games, so a drift between the two loops
-shows up as a fuzz failure rather than going unnoticed.
+The same setup, round and game loop as ``rules_nb`` (no copy of any rule): ``rules_nb.game_loop``
+with ``check_state_nb`` run on the machine after every round and at the round cap, and once after
+the setup. It lives apart so that the default kernels pay nothing for the checks. The fuzz driver
+compares its end state with the default kernels' records for the same games.
 
 Violation codes (``VIOLATIONS``): the first broken invariant of a game, with the round it broke in.
 """
+import functools
+
 import numpy as np
 from numba import njit, types
 
-from simulators.colosseum.rules_nb import _resolve_round_nb, illegal_nb, setup_game_nb
+from simulators.colosseum.rules_nb import _resolve_round_nb, game_loop, setup_game_nb
 from simulators.colosseum.enums import (
     END_TIMEOUT, FULL_HAND, M_N_CHARS, M_N_ODS, M_RNG, O_CHAR, O_DMG, O_HITS, O_HP, O_MAXHP, O_OD, O_OD_COUNT,
-    O_OD_FAILS, O_HAND, O_PLAYED, O_SEALED, O_TA, PHASE_PLAY, R_CARDS_RETURN, R_DIE_MAX, R_DIE_MIN, R_MAX_ROUNDS,
+    O_OD_FAILS, O_HAND, O_PLAYED, O_SEALED, O_TA, R_CARDS_RETURN, R_DIE_MAX, R_DIE_MIN, R_MAX_ROUNDS,
     RULES_AT, S_DICE, S_DIST, S_DONE, S_END, S_ROUND, S_SEALED_DIST, S_WINNER, SEAT0, SEAT_W,
 )
 from simulators.common.memory_nb import as_machine_nb, unmanaged_nb, unmanaged_view_nb
@@ -74,6 +74,8 @@ def check_state_nb(m, between_rounds):
     return 0
 
 
+_play_checked = game_loop(_resolve_round_nb, check_state_nb)
+
 CHECKED_SIG = types.void(
     types.int64[::1], types.int64, types.int64, types.uint64[::1], types.int64, types.int64[::1],
     STRATEGY_T, types.float64[::1], STRATEGY_T, types.float64[::1], types.int64[:, ::1],
@@ -90,26 +92,8 @@ def _checked_chunk(machine, start, count, key, setup, fixed, strat0, params0, st
         seed_nb(m, M_RNG, key, start + i)
         setup_game_nb(m, v, setup, fixed, strat0, params0, strat1, params1)
         code = check_state_nb(v, 1) if not m[S_DONE] else 0
-        max_rounds = m[RULES_AT + R_MAX_ROUNDS]
-        while code == 0 and not m[S_DONE]:
-            if m[S_ROUND] >= max_rounds:
-                m[S_DONE] = 1
-                m[S_END] = END_TIMEOUT
-                m[S_WINNER] = -1
-                code = check_state_nb(v, 2)
-                break
-            h0 = m[SEAT0 + O_HAND]
-            h1 = m[SEAT0 + SEAT_W + O_HAND]
-            c0 = strat0(PHASE_PLAY, v, 0, h0, params0) if h0 else -1
-            c1 = strat1(PHASE_PLAY, v, 1, h1, params1) if h1 else -1
-            if h0 and (c0 < 0 or (h0 >> c0) & 1 == 0):
-                illegal_nb(m, 0, c0)
-                break
-            if h1 and (c1 < 0 or (h1 >> c1) & 1 == 0):
-                illegal_nb(m, 1, c1)
-                break
-            _resolve_round_nb(m, c0, c1)
-            code = check_state_nb(v, 1)
+        if code == 0:
+            code = _play_checked(m, v, strat0, params0, strat1, params1, 0)
         out[i, 0] = code
         out[i, 1] = m[S_ROUND]
         out[i, 2] = m[S_WINNER]
@@ -117,14 +101,10 @@ def _checked_chunk(machine, start, count, key, setup, fixed, strat0, params0, st
         out[i, 4] = m[S_ROUND]
 
 
-_compiled = {}
-
-
+@functools.cache
 def checked_chunk_nb():
     """The checked chunk kernel (compiled, or loaded from the cache, on first use)."""
-    if "chunk" not in _compiled:
-        _compiled["chunk"] = njit(CHECKED_SIG, cache=True)(_checked_chunk)
-    return _compiled["chunk"]
+    return njit(CHECKED_SIG, cache=True)(_checked_chunk)
 
 
 def run_checked(tables, settings, start, count, key, strategies, params) -> np.ndarray:

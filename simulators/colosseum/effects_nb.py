@@ -1,4 +1,4 @@
-"""Table access and the effect vocabulary interpreter.
+"""Table access and the vocabulary interpreters: conditions (``holds_nb``) and effects (``run_effects_nb``).
 
 Kernels work on one int64 *machine* ``m`` (layout in ``enums.py``): config, the game
 state, the data tables at fixed offsets, the program rows, derived lookup tables and
@@ -15,12 +15,14 @@ Compile-time rules (measured, see ``scripts/bench_colosseum.py --cold``):
 Character TIDE AURAs and ABILITYs and the Overdrives' conditions and effects are
 program rows (op, who, a, b, t0..t5) compiled by ``game.py`` from the vocabulary
 documented in ``data/VOCABULARY.md``. No card number is written here: every
-amount comes from a row.
+amount comes from a row. Each interpreter exists once and works on the round's state
+passed as values (the round keeps it in locals, ``rules_nb.round_nb``); ``conds_nb`` runs the
+condition interpreter on the state stored in the machine (tables, strategies).
 """
 from numba import njit
 from numba.types import boolean as b1
 from numba.types import int64 as i8
-from numba.types import void
+from numba.types import UniTuple, void
 
 from simulators.colosseum.enums import (
     AB_DMG_AT, C_KIND, C_POWER, C_RANGE, C_WIDTH, CARDS_AT, CH_CORR, CH_MULT, CH_TA_POWER, CH_TA_RANGE, SLOT_BASE,
@@ -30,75 +32,40 @@ from simulators.colosseum.enums import (
     IF_DIE_AT_MOST, IF_DIE_HIGHEST, IF_DISTANCE_IN, IF_HP_AT_LEAST, IF_HP_AT_MOST, IF_HP_BELOW_OPPONENT,
     IF_HP_NOT_ABOVE_OPPONENT, IF_OPPONENT_PLAYED, IF_ROUND_AT_LEAST, IF_TA_ACTIVE, INT, KIND_AT, M_DICE_LO, M_DICE_W,
     M_N_CHARS, M_N_ODS, M_TRACE_AT, M_TRACE_CAP, M_TRACE_CUT, M_TRACE_N, MAX_CHARS, MAX_ODS, N_DIST, N_SKILLS, O_CHAR,
-    O_DMG, O_HAND, O_HP, O_MAXHP, O_PLAYED, O_SEALED, O_TA, OD_COMMON, OD_DMG_AT, OD_STAGE_COND, OD_TAB_AT, OD_WIDTH,
+    O_HAND, O_HP, O_MAXHP, O_PLAYED, O_SEALED, O_TA, OD_COMMON, OD_DMG_AT, OD_STAGE_COND, OD_TAB_AT, OD_WIDTH,
     ODS_AT, P_A, P_B, P_OP, P_T, P_WHO, P_WIDTH, PROG_AT, R_DIE_MAX, R_DIE_MIN, RULES_AT, S_DICE, S_DIST, S_ROUND,
     S_SEALED_DIST, SEAT0, SEAT_W, TA_TAB_AT, TRACE_W,
 )
 from simulators.common.memory_nb import MACHINE_PTR as MP
+from simulators.common.trace_nb import TRACE_W as COMMON_TRACE_W
+from simulators.common.trace_nb import append_event_nb
 from simulators.common.memory_nb import as_machine_nb
 
 
 # ----------------------------------------------------------------------------- table access
-@njit(cache=True, inline='always')
-def rule_nb(m, r):
-    return m[RULES_AT + r]
+def _table_nb(at, width):
+    """The accessor ``get(m, i, col) = m[at + i * width + col]`` of one table (inlined where it is called)."""
+    @njit(inline='always')
+    def get(m, i, col):
+        return m[at + i * width + col]
+    return get
 
 
-@njit(cache=True, inline='always')
-def card_nb(m, c, col):
-    return m[CARDS_AT + c * C_WIDTH + col]
-
-
-@njit(cache=True, inline='always')
-def char_nb(m, ch, col):
-    return m[CHARS_AT + ch * CH_WIDTH + col]
-
-
-@njit(cache=True, inline='always')
-def od_nb(m, o, col):
-    return m[ODS_AT + o * OD_WIDTH + col]
-
-
-@njit(cache=True, inline='always')
-def prog_nb(m, row, col):
-    return m[PROG_AT + row * P_WIDTH + col]
-
-
-@njit(cache=True, inline='always')
-def od_damage_hint_nb(m, o, stage):
-    return m[OD_DMG_AT + o * 3 + stage]
-
-
-@njit(cache=True, inline='always')
-def ability_damage_hint_nb(m, ch, kind):
-    return m[AB_DMG_AT + ch * 6 + kind]
-
-
-@njit(cache=True, inline='always')
-def seat_nb(p):
-    """Offset of seat ``p``'s block in the state."""
-    return SEAT0 + p * SEAT_W
+card_nb = _table_nb(CARDS_AT, C_WIDTH)  # card_nb(m, card, column)
+char_nb = _table_nb(CHARS_AT, CH_WIDTH)  # char_nb(m, character, column)
+od_nb = _table_nb(ODS_AT, OD_WIDTH)  # od_nb(m, overdrive, column)
+od_damage_hint_nb = _table_nb(OD_DMG_AT, 3)  # od_damage_hint_nb(m, overdrive, stage)
+ability_damage_hint_nb = _table_nb(AB_DMG_AT, 6)  # ability_damage_hint_nb(m, character, kind)
 
 
 # ----------------------------------------------------------------------------- trace
 @njit(void(MP, i8, i8, i8, i8, i8, i8), cache=True)
 def emit_nb(m, rnd, seat, code, a, b, c):
-    """Append one event row to the trace (no-op when tracing is off)."""
-    cap = m[M_TRACE_CAP]
-    if cap == 0:
-        return
-    n = m[M_TRACE_N]
-    if n >= cap:
-        m[M_TRACE_CUT] = 1  # the replay says the log was cut
-        return
-    at = m[M_TRACE_AT] + n * TRACE_W
-    m[at] = rnd
-    m[at + 1] = seat
-    m[at + 2] = code
-    m[at + 3] = a
-    m[at + 4] = b
-    m[at + 5] = c
-    m[M_TRACE_N] = n + 1
+    """Append one event row to the trace (no-op when tracing is off; ``trace_nb.append_event_nb``)."""
+    append_event_nb(m, M_TRACE_CAP, M_TRACE_N, M_TRACE_CUT, M_TRACE_AT, rnd, seat, code, a, b, c)
+
+
+assert TRACE_W == COMMON_TRACE_W  # the replay reads rows of enums.TRACE_W words
 
 
 # ----------------------------------------------------------------------------- small rules
@@ -108,103 +75,134 @@ def card_kind_nb(m, card):
     return m[KIND_AT + 1 + card]
 
 
-@njit(cache=True, inline='always')
-def die_value_nb(m, die):
-    if die < 3:
-        return m[S_DICE + die]
-    return m[S_DICE] + m[S_DICE + 1] + m[S_DICE + 2]
+@njit(b1(i8, i8), cache=True)
+def open_distance_nb(d, sealed):
+    """Q5 and R16: distance ``d`` exists and its range card is not sealed (``sealed``: a bit per distance).
+    A move (a MOVE card or a move effect) to any other distance does nothing."""
+    return (d >= 0) & (d < N_DIST) & ((sealed >> (d & 3)) & 1 == 0)
 
 
-@njit(void(MP, i8, i8), cache=True)
-def set_die_nb(m, die, value):
-    v = min(max(value, m[RULES_AT + R_DIE_MIN]), m[RULES_AT + R_DIE_MAX])
-    if v != m[S_DICE + die]:
-        emit_nb(m, m[S_ROUND], -1, EV_DIE, die, m[S_DICE + die], v)
-        m[S_DICE + die] = v
+@njit(i8(i8, i8), cache=True)
+def hp_after_nb(hp, amount):
+    """R15: HP after taking ``amount`` of damage: never below 0."""
+    return max(hp - amount, 0)
 
 
-@njit(void(MP, i8, i8), cache=True)
-def adjust_die_nb(m, die, by):
-    """Adjust one die (0..2) or all three (3) by ``by``, clamped to the die's faces."""
-    if die == 3:
-        for d in range(3):
-            set_die_nb(m, d, m[S_DICE + d] + by)
-    else:
-        set_die_nb(m, die, m[S_DICE + die] + by)
+@njit(i8(i8, i8, i8), cache=True)
+def die_face_nb(v, lo, hi):
+    """R14: a die adjusted or set stays on its faces."""
+    return min(max(v, lo), hi)
 
 
-@njit(void(MP, i8, i8, i8, i8), cache=True)
-def deal_damage_nb(m, source, target, amount, src_kind):
-    """``source`` seat deals ``amount`` to ``target`` (HP stops at 0)."""
-    if amount <= 0:
-        return
-    tb = SEAT0 + target * SEAT_W
-    m[tb + O_HP] = max(m[tb + O_HP] - amount, 0)
-    if source != target:
-        m[SEAT0 + source * SEAT_W + O_DMG] += amount
-    emit_nb(m, m[S_ROUND], source, EV_DAMAGE, target, amount, src_kind)
-
-
-@njit(void(MP, i8, i8), cache=True)
-def seal_card_nb(m, owner, card):
-    """Seal ``owner``'s hand card: it leaves the hand for the rest of the game."""
-    if card < 0:
-        return
-    ob = SEAT0 + owner * SEAT_W
-    m[ob + O_HAND] &= ~(1 << card)
-    m[ob + O_SEALED] |= 1 << card
-    emit_nb(m, m[S_ROUND], owner, EV_SEAL, card, 0, 0)
+@njit(UniTuple(i8, 3)(MP, b1, i8, i8, i8, i8, i8, i8, i8, i8), cache=True)
+def set_dice_nb(m, traced, rnd, die, e0, e1, e2, n0, n1, n2):
+    """The dice ``e0, e1, e2`` with die ``die`` (0..2; 3: all three; -1: none) replaced by its value in ``n0, n1,
+    n2``; traced, an event for each die that changed, in die order. Masks, not conditionals: where the die depends
+    on an unpredictable Hit, LLVM turned conditionals into mispredicted branches."""
+    g0 = -int((die == 0) | (die == 3))
+    g1 = -int((die == 1) | (die == 3))
+    g2 = -int((die == 2) | (die == 3))
+    f0 = e0 ^ ((e0 ^ n0) & g0)
+    f1 = e1 ^ ((e1 ^ n1) & g1)
+    f2 = e2 ^ ((e2 ^ n2) & g2)
+    if traced:
+        if f0 != e0:
+            emit_nb(m, rnd, -1, EV_DIE, 0, e0, f0)
+        if f1 != e1:
+            emit_nb(m, rnd, -1, EV_DIE, 1, e1, f1)
+        if f2 != e2:
+            emit_nb(m, rnd, -1, EV_DIE, 2, e2, f2)
+    return f0, f1, f2
 
 
 # ----------------------------------------------------------------------------- the vocabulary
-@njit(b1(MP, i8, i8, i8), cache=True)
-def cond_nb(m, seat, row, dist):
-    """One condition row, evaluated for ``seat`` with the distance ``dist``."""
+@njit(cache=True, inline='always')
+def prog_row_nb(m, seat, row):
+    """Program row ``row`` read for ``seat``: (its offset, op, the seat it is about: ``seat`` or the opponent, a,
+    b)."""
     at = PROG_AT + row * P_WIDTH
-    op = m[at + P_OP]
-    who = seat if m[at + P_WHO] == 0 else 1 - seat
-    a = m[at + P_A]
-    b = m[at + P_B]
-    wb = SEAT0 + who * SEAT_W
-    if op == IF_DIE_AT_LEAST:
-        return die_value_nb(m, a) >= b
-    if op == IF_DIE_AT_MOST:
-        return die_value_nb(m, a) <= b
-    if op == IF_ALL_DICE_AT_LEAST:
-        return m[S_DICE] >= b and m[S_DICE + 1] >= b and m[S_DICE + 2] >= b
-    if op == IF_ALL_DICE_AT_MOST:
-        return m[S_DICE] <= b and m[S_DICE + 1] <= b and m[S_DICE + 2] <= b
-    if op == IF_DIE_HIGHEST:
-        v = m[S_DICE + a]
-        return v > m[S_DICE + (a + 1) % 3] and v > m[S_DICE + (a + 2) % 3]
-    if op == IF_DICE_PAIR:
-        return m[S_DICE] == m[S_DICE + 1] or m[S_DICE] == m[S_DICE + 2] or m[S_DICE + 1] == m[S_DICE + 2]
-    if op == IF_DISTANCE_IN:
-        return (a >> dist) & 1 == 1
-    if op == IF_HP_AT_MOST:
-        return m[wb + O_HP] <= b
-    if op == IF_HP_AT_LEAST:
-        return m[wb + O_HP] >= b
-    if op == IF_HP_BELOW_OPPONENT:
-        return m[wb + O_HP] < m[SEAT0 + (1 - who) * SEAT_W + O_HP]
-    if op == IF_HP_NOT_ABOVE_OPPONENT:
-        return m[wb + O_HP] <= m[SEAT0 + (1 - who) * SEAT_W + O_HP]
-    if op == IF_OPPONENT_PLAYED:
-        return (a >> card_kind_nb(m, m[SEAT0 + (1 - seat) * SEAT_W + O_PLAYED])) & 1 == 1
-    if op == IF_ROUND_AT_LEAST:
-        return m[S_ROUND] + 1 >= b
-    if op == IF_TA_ACTIVE:
-        return m[wb + O_TA] == 1
-    return False
+    return at, m[at + P_OP], seat if m[at + P_WHO] == 0 else 1 - seat, m[at + P_A], m[at + P_B]
+
+
+_DICE_OPS = ((1 << IF_DIE_AT_LEAST) | (1 << IF_DIE_AT_MOST) | (1 << IF_ALL_DICE_AT_LEAST) | (1 << IF_ALL_DICE_AT_MOST)
+             | (1 << IF_DIE_HIGHEST) | (1 << IF_DICE_PAIR))
+_HP_OPS = (1 << IF_HP_AT_MOST) | (1 << IF_HP_AT_LEAST) | (1 << IF_HP_BELOW_OPPONENT) | (1 << IF_HP_NOT_ABOVE_OPPONENT)
+
+
+@njit(inline='always')
+def _holds(m, seat, start, n, dist, e0, e1, e2, hp0, hp1, ta0, ta1, rnd, c0, c1, stored):
+    """All ``n`` condition rows from ``start`` hold for ``seat`` (an empty list holds), in the state given:
+    the distance, the dice, both HP, both TIDE AURA states, the round and the cards played this round.
+    ``stored`` (a constant where it is called): the state as the machine stores it instead of the values given,
+    read where a row needs it (reading it all first cost the strategies' calls ~40%)."""
+    for row in range(start, start + n):
+        at, op, who, a, b = prog_row_nb(m, seat, row)
+        if (_DICE_OPS >> op) & 1:
+            if stored:
+                e0, e1, e2 = m[S_DICE], m[S_DICE + 1], m[S_DICE + 2]
+            if op == IF_DIE_AT_LEAST or op == IF_DIE_AT_MOST:
+                v = e0 + e1 + e2 if a >= 3 else (e0 if a == 0 else (e1 if a == 1 else e2))
+                ok = v >= b if op == IF_DIE_AT_LEAST else v <= b
+            elif op == IF_ALL_DICE_AT_LEAST:
+                ok = e0 >= b and e1 >= b and e2 >= b
+            elif op == IF_ALL_DICE_AT_MOST:
+                ok = e0 <= b and e1 <= b and e2 <= b
+            elif op == IF_DIE_HIGHEST:
+                v = e0 if a == 0 else (e1 if a == 1 else e2)
+                va = e0 if (a + 1) % 3 == 0 else (e1 if (a + 1) % 3 == 1 else e2)
+                vb = e0 if (a + 2) % 3 == 0 else (e1 if (a + 2) % 3 == 1 else e2)
+                ok = v > va and v > vb
+            else:
+                ok = e0 == e1 or e0 == e2 or e1 == e2
+        elif (_HP_OPS >> op) & 1:
+            if stored:
+                hp0, hp1 = m[SEAT0 + O_HP], m[SEAT0 + SEAT_W + O_HP]
+            hw = hp0 if who == 0 else hp1
+            ho = hp1 if who == 0 else hp0
+            if op == IF_HP_AT_MOST:
+                ok = hw <= b
+            elif op == IF_HP_AT_LEAST:
+                ok = hw >= b
+            elif op == IF_HP_BELOW_OPPONENT:
+                ok = hw < ho
+            else:
+                ok = hw <= ho
+        elif op == IF_DISTANCE_IN:
+            ok = (a >> dist) & 1 == 1
+        elif op == IF_OPPONENT_PLAYED:
+            played = m[SEAT0 + (1 - seat) * SEAT_W + O_PLAYED] if stored else (c1 if seat == 0 else c0)
+            ok = (a >> m[KIND_AT + 1 + played]) & 1 == 1
+        elif op == IF_ROUND_AT_LEAST:
+            ok = (m[S_ROUND] if stored else rnd) + 1 >= b
+        elif op == IF_TA_ACTIVE:
+            ok = (m[SEAT0 + who * SEAT_W + O_TA] if stored else (ta0 if who == 0 else ta1)) == 1
+        else:
+            ok = False
+        if not ok:
+            return False
+    return True
+
+
+@njit(b1(MP, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8), cache=True)
+def holds_nb(m, seat, start, n, dist, e0, e1, e2, hp0, hp1, ta0, ta1, rnd, c0, c1):
+    """``_holds`` on the state given (the round's locals)."""
+    return _holds(m, seat, start, n, dist, e0, e1, e2, hp0, hp1, ta0, ta1, rnd, c0, c1, False)
 
 
 @njit(b1(MP, i8, i8, i8, i8), cache=True)
 def conds_nb(m, seat, start, n, dist):
-    """All ``n`` condition rows from ``start`` hold (an empty list holds)."""
-    for row in range(start, start + n):
-        if not cond_nb(m, seat, row, dist):
-            return False
-    return True
+    """``_holds`` on the state stored in the machine, with the distance ``dist``."""
+    return _holds(m, seat, start, n, dist, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, True)
+
+
+@njit(cache=True, inline='always')
+def stored_view_nb(m):
+    """What ``holds_nb`` reads of the state, as the machine stores it: (e0, e1, e2, hp0, hp1, ta0, ta1, round,
+    c0, c1) (the cards played: -1 between rounds), for a caller that hands the state on as values."""
+    s0 = SEAT0
+    s1 = SEAT0 + SEAT_W
+    return (m[S_DICE], m[S_DICE + 1], m[S_DICE + 2], m[s0 + O_HP], m[s1 + O_HP], m[s0 + O_TA], m[s1 + O_TA],
+            m[S_ROUND], m[s0 + O_PLAYED], m[s1 + O_PLAYED])
 
 
 # ----------------------------------------------------------------------------- condition tables
@@ -303,7 +301,7 @@ def build_slot_tables_nb(image):
     """Fill ``SLOT_TAB_AT``: for every character and aura state, each skill slot's range mask
     (with the aura's range bonus; 0 for a MOVE card) and base damage (power x the character's
     multiplier + its correction + the aura's power bonus; the TIDE correction and the floor at 0
-    are applied when the damage is dealt, ``rules_nb.hit_damage_nb``)."""
+    are applied when the damage is dealt, ``rules_nb.skill_damage_nb``)."""
     m = as_machine_nb(image)
     for ch in range(m[M_N_CHARS]):
         c = CHARS_AT + ch * CH_WIDTH
@@ -386,41 +384,69 @@ def _seal_distance_nb(m, seat):
         emit_nb(m, m[S_ROUND], seat, EV_SEAL_DIST, best, 0, 0)
 
 
-@njit(void(MP, i8, i8, i8, i8), cache=True)
-def effects_nb(m, seat, start, n, src_kind):
-    """Run ``n`` effect rows from ``start`` for ``seat``."""
-    rnd = m[S_ROUND]
+@njit(UniTuple(i8, 11)(MP, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8), cache=True)
+def run_effects_nb(m, seat, start, n, src_kind, rnd, dist, e0, e1, e2, hp0, hp1, dmg0, dmg1, hand0, hand1, sealed,
+                   c0, c1):
+    """Run ``n`` effect rows from ``start`` for ``seat`` on the round's state; returns (dist, e0, e1, e2, hp0, hp1,
+    dmg0, dmg1, hand0, hand1, sealed distances). ``src_kind`` names the source in the trace's damage events. A seal
+    also sets the machine's ``O_SEALED``; ``seal_distance`` runs ``_seal_distance_nb`` on the machine."""
+    lo = m[RULES_AT + R_DIE_MIN]
+    hi = m[RULES_AT + R_DIE_MAX]
+    traced = m[M_TRACE_CAP] != 0
     for row in range(start, start + n):
-        at = PROG_AT + row * P_WIDTH
-        op = m[at + P_OP]
-        target = seat if m[at + P_WHO] == 0 else 1 - seat
-        a = m[at + P_A]
-        b = m[at + P_B]
-        if op == DO_DAMAGE:
+        at, op, target, a, b = prog_row_nb(m, seat, row)
+        if op == DO_DAMAGE:  # HP stops at 0 (R15); the source is credited with the whole amount
             amount = b
             if a >= 0:
-                amount += m[at + P_T + m[S_DICE + a] - 1]
-            deal_damage_nb(m, seat, target, amount, src_kind)
-        elif op == DO_HEAL:
-            tb = SEAT0 + target * SEAT_W
-            hp = min(m[tb + O_HP] + b, m[tb + O_MAXHP])
-            if hp > m[tb + O_HP]:
-                emit_nb(m, rnd, target, EV_HEAL, hp - m[tb + O_HP], 0, 0)
-                m[tb + O_HP] = hp
-        elif op == DO_ADJUST_DIE:
-            adjust_die_nb(m, a, b)
-        elif op == DO_SET_DIE:
-            if a == 3:
-                for d in range(3):
-                    set_die_nb(m, d, b)
+                amount += m[at + P_T + (e0 if a == 0 else (e1 if a == 1 else e2)) - 1]
+            if amount > 0:
+                if target == 0:
+                    hp0 = hp_after_nb(hp0, amount)
+                else:
+                    hp1 = hp_after_nb(hp1, amount)
+                if seat != target:
+                    if seat == 0:
+                        dmg0 += amount
+                    else:
+                        dmg1 += amount
+                if traced:
+                    emit_nb(m, rnd, seat, EV_DAMAGE, target, amount, src_kind)
+        elif op == DO_HEAL:  # never above the starting HP (R15)
+            mx = m[SEAT0 + target * SEAT_W + O_MAXHP]
+            old = hp0 if target == 0 else hp1
+            hp = max(min(old + b, mx), old)
+            if traced and hp > old:
+                emit_nb(m, rnd, target, EV_HEAL, hp - old, 0, 0)
+            if target == 0:
+                hp0 = hp
             else:
-                set_die_nb(m, a, b)
+                hp1 = hp
+        elif op == DO_ADJUST_DIE or op == DO_SET_DIE:
+            adj = 1 if op == DO_ADJUST_DIE else 0
+            e0, e1, e2 = set_dice_nb(m, traced, rnd, a, e0, e1, e2, die_face_nb(e0 * adj + b, lo, hi),
+                                     die_face_nb(e1 * adj + b, lo, hi), die_face_nb(e2 * adj + b, lo, hi))
         elif op == DO_MOVE or op == DO_SET_DISTANCE:
-            dest = m[S_DIST] + b if op == DO_MOVE else a
-            if 0 <= dest < N_DIST and (m[S_SEALED_DIST] >> dest) & 1 == 0 and dest != m[S_DIST]:
-                emit_nb(m, rnd, seat, EV_DIST, m[S_DIST], dest, 0)
-                m[S_DIST] = dest
-        elif op == DO_SEAL_PLAYED:
-            seal_card_nb(m, target, m[SEAT0 + target * SEAT_W + O_PLAYED])
+            dest = dist + b if op == DO_MOVE else a
+            if open_distance_nb(dest, sealed) and dest != dist:
+                if traced:
+                    emit_nb(m, rnd, seat, EV_DIST, dist, dest, 0)
+                dist = dest
+        elif op == DO_SEAL_PLAYED:  # the card leaves its owner's hand for the rest of the game (R16)
+            card = c0 if target == 0 else c1
+            if card >= 0:
+                if target == 0:
+                    hand0 &= ~(1 << card)
+                else:
+                    hand1 &= ~(1 << card)
+                m[SEAT0 + target * SEAT_W + O_SEALED] |= 1 << card
+                if traced:
+                    emit_nb(m, rnd, target, EV_SEAL, card, 0, 0)
         elif op == DO_SEAL_DISTANCE:
+            m[S_ROUND] = rnd
+            m[S_DIST] = dist
+            m[S_SEALED_DIST] = sealed
+            m[SEAT0 + O_HAND] = hand0
+            m[SEAT0 + SEAT_W + O_HAND] = hand1
             _seal_distance_nb(m, seat)
+            sealed = m[S_SEALED_DIST]
+    return dist, e0, e1, e2, hp0, hp1, dmg0, dmg1, hand0, hand1, sealed

@@ -8,7 +8,9 @@ except the random stream's definition (``simulators.common.rng_ref``, the twin o
 ``rng_nb``): given the same run key and game index it asks for the same random numbers in the
 same order, so it must produce the same record, field by field (``enums.record_dt``).
 ``tests/simulators/test_colosseum_reference.py`` checks that over thousands of games; where
-the two disagree, the rulebook decides which one is wrong.
+the two disagree, the rulebook decides which one is wrong. It is the one deliberate second
+implementation of the rules (the kernels write each rule once, indexed in ``RULINGS.md``,
+"Where each rule is written"): an oracle is only independent if it is written apart.
 
 Only the ``random`` strategy is played here (uniform over whatever is legal, one draw per
 decision, the same draws as ``strategies.colosseum.builtin.random_nb``). Seat swapping
