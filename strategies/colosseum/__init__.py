@@ -1,14 +1,16 @@
 """Colosseum strategies, registered by name when this package is imported."""
 from balance.registry import register_strategy
-from strategies.colosseum.builtin import greedy_nb, nash_nb, random_nb, reader_nb
+from strategies.colosseum.builtin import (
+    GREEDY_KNOBS, NASH_KNOBS, READER_KNOBS, greedy_nb, nash_nb, random_nb, reader_nb,
+)
 
 register_strategy("colosseum", "random", random_nb, "uniform over the legal cards, characters and Overdrives")
 register_strategy("colosseum", "greedy", greedy_nb,
                   "best immediate expected HP swing against a uniformly random opponent",
-                  params=(0.1, 20.0), param_names=("epsilon", "ko_bonus"))
+                  params=(0.1, 20.0), param_names=GREEDY_KNOBS)
 register_strategy("colosseum", "reader", reader_nb,
                   "predicts the opponent's card from its play history, then plays the best reply",
-                  params=(1.0, 2.0, 20.0), param_names=("prior", "repeat_weight", "ko_bonus"))
+                  params=(1.0, 2.0, 20.0), param_names=READER_KNOBS)
 register_strategy("colosseum", "nash", nash_nb,
                   "plays the equilibrium mix of each round's 9x9 zero-sum game (regret matching+)",
-                  params=(200.0, 20.0), param_names=("iterations", "ko_bonus"))
+                  params=(200.0, 20.0), param_names=NASH_KNOBS)

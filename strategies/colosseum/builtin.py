@@ -8,18 +8,29 @@ Signature (every Colosseum strategy): ``fn(phase, m, seat, mask, params) -> int`
   data tables and the game's random stream at ``M_RNG``). A strategy may read everything
   public plus its own seat's Overdrive, never the opponent's Overdrive before
   ``O_OD_REVEALED`` is set; it draws randomness only through ``rand_*_nb(m, M_RNG, ...)``;
-- ``params``: the strategy's float64 knobs.
+- ``params``: the strategy's float64 knobs, read by the index constants below (each named after its knob in
+  the registered ``param_names``, ``strategies/colosseum/__init__.py``).
 Return an index whose bit is set in ``mask``.
 """
 import numpy as np
 from numba import njit
+from numba.types import float64 as f8
+from numba.types import int64 as i8
 
 from simulators.colosseum.enums import M_RNG, O_HAND, PHASE_OVERDRIVE, PHASE_PLAY, SEAT0, SEAT_W
-from simulators.common.memory_nb import as_machine_nb
+from simulators.common.memory_nb import MACHINE_PTR, as_machine_nb
 from simulators.common.rng_nb import rand_bit_nb, rand_float_nb
 from strategies.colosseum.common_nb import (
     N_SLOTS, greedy_play_nb, int_decide_nb, integral_nb, payoff_matrix_nb, pick_overdrive_nb, reader_play_nb, sample_nb,
 )
+
+# the knobs' names, in their order in ``params`` (registered as ``param_names``), and an index constant for each
+GREEDY_KNOBS = ("epsilon", "ko_bonus")
+GREEDY_EPSILON, GREEDY_KO_BONUS = range(2)
+READER_KNOBS = ("prior", "repeat_weight", "ko_bonus")
+READER_PRIOR, READER_REPEAT_WEIGHT, READER_KO_BONUS = range(3)
+NASH_KNOBS = ("iterations", "ko_bonus")
+NASH_ITERATIONS, NASH_KO_BONUS = range(2)
 
 
 @njit(cache=True)
@@ -27,6 +38,13 @@ def random_nb(phase, m, seat, mask, params):
     """Uniform over whatever is legal."""
     return rand_bit_nb(as_machine_nb(m), M_RNG, mask)
 
+
+@njit(i8(MACHINE_PTR, i8, i8, i8), cache=True)
+def setup_choice_nb(p, phase, seat, mask):
+    """The character (uniform) and Overdrive (``pick_overdrive_nb``) choices of greedy, reader and nash."""
+    if phase == PHASE_OVERDRIVE:
+        return pick_overdrive_nb(p, seat, mask)
+    return rand_bit_nb(p, M_RNG, mask)
 
 
 @njit(cache=True)
@@ -43,16 +61,16 @@ def greedy_nb(phase, m, seat, mask, params):
     """
     p = as_machine_nb(m)
     if phase != PHASE_PLAY:
-        if phase == PHASE_OVERDRIVE:
-            return pick_overdrive_nb(p, seat, mask)
+        return setup_choice_nb(p, phase, seat, mask)
+    epsilon = params[GREEDY_EPSILON]
+    ko_bonus = params[GREEDY_KO_BONUS]
+    if epsilon > 0.0 and rand_float_nb(p, M_RNG) < epsilon:
         return rand_bit_nb(p, M_RNG, mask)
-    if params[0] > 0.0 and rand_float_nb(p, M_RNG) < params[0]:
-        return rand_bit_nb(p, M_RNG, mask)
-    if integral_nb(params[1]):
+    if integral_nb(ko_bonus):
         # the exact integer path directly (greedy_play_nb would take it too: one call level less)
         omask = p[SEAT0 + (1 - seat) * SEAT_W + O_HAND]  # the opponent's unsealed cards are public
-        return int_decide_nb(p, seat, mask, omask, int(params[1]), 0, 0, 0)
-    return greedy_play_nb(p, seat, mask, params[1])
+        return int_decide_nb(p, seat, mask, omask, int(ko_bonus), 0, 0, 0)
+    return greedy_play_nb(p, seat, mask, ko_bonus)
 
 
 @njit(cache=True)
@@ -64,14 +82,15 @@ def reader_nb(phase, m, seat, mask, params):
     """
     p = as_machine_nb(m)
     if phase != PHASE_PLAY:
-        if phase == PHASE_OVERDRIVE:
-            return pick_overdrive_nb(p, seat, mask)
-        return rand_bit_nb(p, M_RNG, mask)
-    if integral_nb(params[2]) and integral_nb(params[0]) and integral_nb(params[1]):
+        return setup_choice_nb(p, phase, seat, mask)
+    prior = params[READER_PRIOR]
+    repeat = params[READER_REPEAT_WEIGHT]
+    ko_bonus = params[READER_KO_BONUS]
+    if integral_nb(ko_bonus) and integral_nb(prior) and integral_nb(repeat):
         # the exact integer path directly (reader_play_nb would take it too: one call level less)
         omask = p[SEAT0 + (1 - seat) * SEAT_W + O_HAND]  # the opponent's unsealed cards are public
-        return int_decide_nb(p, seat, mask, omask, int(params[2]), 1, int(params[0]), int(params[1]))
-    return reader_play_nb(p, seat, mask, params[0], params[1], params[2])
+        return int_decide_nb(p, seat, mask, omask, int(ko_bonus), 1, int(prior), int(repeat))
+    return reader_play_nb(p, seat, mask, prior, repeat, ko_bonus)
 
 
 @njit(cache=True)
@@ -83,15 +102,31 @@ def nash_nb(phase, m, seat, mask, params):
     """
     p = as_machine_nb(m)
     if phase != PHASE_PLAY:
-        if phase == PHASE_OVERDRIVE:
-            return pick_overdrive_nb(p, seat, mask)
-        return rand_bit_nb(p, M_RNG, mask)
+        return setup_choice_nb(p, phase, seat, mask)
     M = np.empty((N_SLOTS, N_SLOTS))
-    payoff_matrix_nb(p, seat, params[1], M, M)
+    payoff_matrix_nb(p, seat, params[NASH_KO_BONUS], M, M)
     omask = p[SEAT0 + (1 - seat) * SEAT_W + O_HAND]  # the opponent's unsealed cards are public
     mix = np.zeros(N_SLOTS)
-    equilibrium_rm_nb(M, mask, omask, int(params[0]), mix)
+    equilibrium_rm_nb(M, mask, omask, int(params[NASH_ITERATIONS]), mix)
     return sample_nb(p, mix, mask)
+
+
+@njit(cache=True)
+def _bit_indices_nb(mask, n):
+    """The indices below ``n`` whose bit is set in ``mask``, ascending (an array of ``n``), and how many."""
+    idx = np.empty(n, np.int64)
+    k = 0
+    for i in range(n):
+        if (mask >> i) & 1:
+            idx[k] = i
+            k += 1
+    return idx, k
+
+
+@njit(f8(f8), cache=True)
+def _regret_plus_nb(r):
+    """Regret matching+: a negative regret is reset to 0."""
+    return 0.0 if r < 0 else r
 
 
 @njit(cache=True)
@@ -108,19 +143,8 @@ def equilibrium_rm_nb(M, rows, cols, iterations, out):
     vectorized across rows but kept the sums in memory (every step waited on a store and a reload):
     a 9x9 solve of 200 iterations took ~33 us, now ~23 us (CPU time, shared machine)."""
     n = M.shape[0]
-    m = M.shape[1]
-    ri = np.empty(n, np.int64)
-    nr = 0
-    for i in range(n):
-        if (rows >> i) & 1:
-            ri[nr] = i
-            nr += 1
-    ci = np.empty(m, np.int64)
-    nc = 0
-    for j in range(m):
-        if (cols >> j) & 1:
-            ci[nc] = j
-            nc += 1
+    ri, nr = _bit_indices_nb(rows, n)
+    ci, nc = _bit_indices_nb(cols, M.shape[1])
     A = np.empty((nr, nc))
     At = np.empty((nc, nr))  # the same, column-major, for the column player's sums
     for a in range(nr):
@@ -152,9 +176,7 @@ def equilibrium_rm_nb(M, rows, cols, iterations, out):
             rr[a] += ua
         tr = 0.0
         for a in range(nr):
-            r = rr[a] - v
-            if r < 0:
-                r = 0.0
+            r = _regret_plus_nb(rr[a] - v)
             rr[a] = r
             tr += r
         # column values ub[b] = -(sum over a of A[a, b] * x[a]), summed from 0.0 downwards
@@ -163,9 +185,7 @@ def equilibrium_rm_nb(M, rows, cols, iterations, out):
             ub = 0.0
             for a in range(nr):
                 ub -= At[b, a] * x[a]
-            r = rc[b] + (ub + v)
-            if r < 0:
-                r = 0.0
+            r = _regret_plus_nb(rc[b] + (ub + v))
             rc[b] = r
             tc += r
     tot = 0.0

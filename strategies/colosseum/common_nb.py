@@ -334,9 +334,9 @@ def pick_overdrive_nb(m, seat, mask):
 
 
 @njit(cache=True, inline='always')
-def _low_bit_nb(bits):
-    """Index of the lowest set bit of ``bits`` > 0."""
-    return popcount_nb((bits & -bits) - 1)
+def _pop_low_bit_nb(bits):
+    """(index of the lowest set bit of ``bits`` > 0, ``bits`` without it): one step of a walk over a mask."""
+    return popcount_nb((bits & -bits) - 1), bits & (bits - 1)
 
 
 # ----------------------------------------------------------------------------- one fused integer decision
@@ -358,6 +358,23 @@ _SB_WJ = 81  # opponent slot weights
 _SB_OR, _SB_OV, _SB_OP = 90, 106, 122  # per opponent Overdrive kind: readiness mask, value hint, priority
 _SB_ODC = 138  # per distance: the Overdrive column's sum, then (at + 4) the kinds that miss there
 _SB_N = 146
+
+
+@njit(cache=True, inline='always')
+def _weight_by_destination_nb(b, cards):
+    """The weights (``_SB_WJ``) of the opponent's move cards ``cards``, summed by destination (SHORT, MIDDLE,
+    LONG), in a decision's buffer ``b``."""
+    w0 = 0
+    w1 = 0
+    w2 = 0
+    while cards:
+        j, cards = _pop_low_bit_nb(cards)
+        w = b[_SB_WJ + j]
+        dj = b[_SB_D + N_SLOTS + j]
+        w0 += w if dj == 0 else 0
+        w1 += w if dj == 1 else 0
+        w2 += w if dj == 2 else 0
+    return w0, w1, w2
 
 
 @njit(cache=True)
@@ -471,18 +488,7 @@ def int_decide_nb(m, seat, mask, omask, ko, reader, prior, repeat):
     # the opponent's moves, by destination
     others = omask & movers_op
     still = omask & ~others & ~od_bit
-    ow0 = 0
-    ow1 = 0
-    ow2 = 0
-    bits = others
-    while bits:
-        j = _low_bit_nb(bits)
-        bits &= bits - 1
-        w = b[_SB_WJ + j]
-        dj = b[_SB_D + N_SLOTS + j]
-        ow0 += w if dj == 0 else 0
-        ow1 += w if dj == 1 else 0
-        ow2 += w if dj == 2 else 0
+    ow0, ow1, ow2 = _weight_by_destination_nb(b, others)
     # the still cards, by outcome class
     mv_my = _iswing_nb(ability_damage_hint_nb(m, my_ch, MOVE), 0, my_hp, op_hp, ko)
     mv_op = _iswing_nb(0, ability_damage_hint_nb(m, op_ch, MOVE), my_hp, op_hp, ko)
@@ -504,8 +510,7 @@ def int_decide_nb(m, seat, mask, omask, ko, reader, prior, repeat):
     mv2 = 0
     bits = still
     while bits:
-        j = _low_bit_nb(bits)
-        bits &= bits - 1
+        j, bits = _pop_low_bit_nb(bits)
         w = b[_SB_WJ + j]
         rj = b[_SB_R + N_SLOTS + j]
         lw = w * b[_SB_V + N_SLOTS + j]
@@ -541,8 +546,7 @@ def int_decide_nb(m, seat, mask, omask, ko, reader, prior, repeat):
     pick = -1
     rows = mask
     while rows:
-        i = _low_bit_nb(rows)
-        rows &= rows - 1
+        i, rows = _pop_low_bit_nb(rows)
         ki = b[_SB_K + i]
         t = 0  # the Overdrive column, times the kinds averaged
         if ki == OD:
@@ -592,8 +596,7 @@ def int_decide_nb(m, seat, mask, omask, ko, reader, prior, repeat):
                     xi = b[_SB_X + i]
                     dm = vk0 if ki == 0 else (vk1 if ki == 1 else vk2)
                     while dm:  # same-attribute draws (only the valid still cards of this kind)
-                        j = _low_bit_nb(dm)
-                        dm &= dm - 1
+                        j, dm = _pop_low_bit_nb(dm)
                         xd = xi - b[_SB_X + N_SLOTS + j]
                         dd = max(xd, 0)
                         dt = max(-xd, 0)
@@ -627,7 +630,27 @@ def greedy_play_nb(m, seat, mask, ko_bonus):
     omask = m[SEAT0 + (1 - seat) * SEAT_W + O_HAND]  # the opponent's unsealed cards are public
     if integral_nb(ko_bonus):
         return int_decide_nb(m, seat, mask, omask, int(ko_bonus), 0, 0, 0)
+    return _best_reply_nb(m, seat, mask, omask, False, 0.0, 0.0, ko_bonus)
+
+
+@njit(cache=True)
+def reader_play_nb(m, seat, mask, prior, repeat_weight, ko_bonus):
+    """The hand slot with the best payoff against the opponent's predicted card: weights
+    ``prior`` + times played, + ``repeat_weight`` on its last card, over its legal cards."""
+    omask = m[SEAT0 + (1 - seat) * SEAT_W + O_HAND]  # the opponent's unsealed cards are public
+    if integral_nb(ko_bonus) and integral_nb(prior) and integral_nb(repeat_weight):
+        return int_decide_nb(m, seat, mask, omask, int(ko_bonus), 1, int(prior), int(repeat_weight))
+    return _best_reply_nb(m, seat, mask, omask, True, prior, repeat_weight, ko_bonus)
+
+
+@njit(cache=True)
+def _best_reply_nb(m, seat, mask, omask, predict, prior, repeat_weight, ko_bonus):
+    """The float path of greedy (``predict`` False: the mean payoff against the opponent's legal cards ``omask``)
+    and reader (True: the payoff summed with the weights ``prior`` + times played, + ``repeat_weight`` on its
+    last card), by ``argmax_step_nb``."""
     prepare_payoff_nb(m, seat)
+    ob = SEAT0 + (1 - seat) * SEAT_W
+    last = m[ob + O_LAST]
     n = max(popcount_nb(omask), 1)
     best = -1e300
     n_best = 0
@@ -637,34 +660,13 @@ def greedy_play_nb(m, seat, mask, ko_bonus):
             tot = 0.0
             for j in range(N_SLOTS):
                 if (omask >> j) & 1:
-                    tot += payoff_cell_nb(m, i, j, ko_bonus)
-            best, n_best, pick = argmax_step_nb(m, i, tot / n, best, n_best, pick)
-    return pick
-
-
-@njit(cache=True)
-def reader_play_nb(m, seat, mask, prior, repeat_weight, ko_bonus):
-    """The hand slot with the best payoff against the opponent's predicted card: weights
-    ``prior`` + times played, + ``repeat_weight`` on its last card, over its legal cards."""
-    ob = SEAT0 + (1 - seat) * SEAT_W
-    omask = m[ob + O_HAND]  # the opponent's unsealed cards are public
-    if integral_nb(ko_bonus) and integral_nb(prior) and integral_nb(repeat_weight):
-        return int_decide_nb(m, seat, mask, omask, int(ko_bonus), 1, int(prior), int(repeat_weight))
-    prepare_payoff_nb(m, seat)
-    last = m[ob + O_LAST]
-    best = -1e300
-    n_best = 0
-    pick = -1
-    for i in range(N_SLOTS):
-        if (mask >> i) & 1:
-            tot = 0.0
-            for j in range(N_SLOTS):
-                if (omask >> j) & 1:
-                    w = prior + m[ob + O_HIST + j]
-                    if j == last:
-                        w += repeat_weight
+                    w = 1.0  # greedy: x 1.0 is exact, the sum the same as without it
+                    if predict:
+                        w = prior + m[ob + O_HIST + j]
+                        if j == last:
+                            w += repeat_weight
                     tot += w * payoff_cell_nb(m, i, j, ko_bonus)
-            best, n_best, pick = argmax_step_nb(m, i, tot, best, n_best, pick)
+            best, n_best, pick = argmax_step_nb(m, i, tot if predict else tot / n, best, n_best, pick)
     return pick
 
 

@@ -30,6 +30,19 @@ def test_expected_strategies_registered():
         assert s.description and len(s.param_names) in (0, len(s.params))
 
 
+def test_knob_index_constants_name_the_registered_params():
+    """Every built-in reads its knobs by index constants named after them (``builtin.GREEDY_EPSILON``, ...): each
+    constant is the index of its knob in the registered ``param_names``, and every knob has one."""
+    from strategies.colosseum import builtin
+
+    for name in ("greedy", "reader", "nash"):
+        knobs = get_strategy("colosseum", name).param_names
+        prefix = name.upper() + "_"
+        consts = {k[len(prefix):].lower(): getattr(builtin, k) for k in dir(builtin)
+                  if k.startswith(prefix) and k != prefix + "KNOBS"}
+        assert consts == {knob: i for i, knob in enumerate(knobs)}, name
+
+
 def _params(name):
     return get_strategy("colosseum", name).params.astype(np.float64).copy()
 
