@@ -99,7 +99,7 @@ def fast_paths(reps, seconds, clock):
     from balance.runs import Prepared, RunSpec
     from simulators.colosseum import enums as E
     from simulators.colosseum import game as G
-    from simulators.colosseum.rules_nb import CHUNK_AHEAD, CHUNK_FAST, CHUNK_RANDOM, simulate_chunk_nb
+    from simulators.colosseum.chunk_nb import CHUNK_AHEAD, CHUNK_FAST, CHUNK_RANDOM, simulate_chunk_nb
 
     now = time.process_time if clock == "cpu" else time.perf_counter
     prep = Prepared(RunSpec(game="colosseum", games=1, strategies=["random", "random"]).normalised())

@@ -322,7 +322,7 @@ def simulate_chunk(tables: Tables, settings: dict, start: int, count: int, key: 
     ``out``: a ``record_dt`` array of ``count`` rows to write into (every field of every row is written) instead
     of a new one; ``balance.runs.Prepared.chunk(reuse=True)`` passes its buffer, so a worker does not fault in
     fresh zeroed pages for every chunk."""
-    from simulators.colosseum.rules_nb import chunk_mode, simulate_chunk_nb
+    from simulators.colosseum.chunk_nb import chunk_mode, simulate_chunk_nb
 
     if out is None:
         out = np.zeros(count, dtype=E.record_dt)

@@ -43,17 +43,17 @@ from simulators.colosseum.enums import (
     EV_HIT, EV_ILLEGAL, EV_KO, EV_MISS, EV_MOVE, EV_MOVE_NOTHING, EV_OD_EXERT, EV_OD_FAIL, EV_OD_NULLIFIED,
     EV_OD_READY, EV_OD_SAME, EV_PLAY, EV_ROUND_END, EV_SETUP, EV_TA, FIRST_BITS, FORBID_CHAR, FORBID_HAND, FORBID_OD,
     FULL_HAND, INT, KIND_AT, MOVE, M_DICE_LO, M_DICE_W, M_FORBID, M_INLINE_RANDOM, M_N_CHARS, M_N_ODS, M_RNG,
-    M_TRACE_CAP, N_DIST, N_SKILLS, N_STAGES, OD, OD_COMMON, OD_COMMON_N, OD_PRIORITY, OD_SLOT, OD_STAGE_COND,
+    N_DIST, N_SKILLS, N_STAGES, OD, OD_COMMON, OD_COMMON_N, OD_PRIORITY, OD_SLOT, OD_STAGE_COND,
     OD_STAGE_EFF, OD_TAB_AT, OD_WIDTH, ODS_AT, O_CHAR, O_DMG, O_HAND, O_HIST, O_HITS, O_HP, O_LAST, O_MAXHP, O_OD,
     O_OD_COUNT, O_OD_FAILS, O_OD_REVEALED, O_PLAYED, O_SEALED, O_TA, O_TA_ROUNDS, O_USED, PHASE_CHARACTER,
     PHASE_OVERDRIVE, PHASE_PLAY, record_dt, RULES_AT, R_BOTH_MOVES, R_CARDS_RETURN, R_DIE_MAX, R_DIE_MIN, R_DIE_START,
-    R_MAX_ROUNDS, R_MOVE_HIT_VS_OD, R_START_DIST, R_TA_AT_START, SEAT0, SEAT_W, SETUP_DRAFT, SETUP_FREE, SETUP_RANDOM,
-    SLOT_BASE, SLOT_RANGE, SLOT_TAB_AT, SLOT_W, SRC_ABILITY, SRC_DRAW, SRC_HIT, SRC_OD, SRC_TA, STATE0, STATE_END,
+    R_MAX_ROUNDS, R_MOVE_HIT_VS_OD, R_START_DIST, R_TA_AT_START, SEAT0, SEAT_W, SETUP_DRAFT, SETUP_FREE, SLOT_BASE,
+    SLOT_RANGE, SLOT_TAB_AT, SLOT_W, SRC_ABILITY, SRC_DRAW, SRC_HIT, SRC_OD, SRC_TA, STATE0, STATE_END,
     S_DICE, S_DIST, S_DONE, S_END, S_FIRST_PICK, S_FIRST_ROUNDS, S_ILLEGAL_SEAT, S_ROUND, S_SEALED_DIST, S_WINNER,
     TA_TAB_AT,
 )
-from simulators.common.memory_nb import MACHINE_PTR, as_machine_nb, unmanaged_nb, unmanaged_view_nb
-from simulators.common.rng_nb import rand_below_nb, rand_bit_nb, seed_words_nb, set_stream_nb
+from simulators.common.memory_nb import MACHINE_PTR, as_machine_nb
+from simulators.common.rng_nb import rand_below_nb, rand_bit_nb
 from simulators.common.strategy import STRATEGY_SIG, STRATEGY_T  # noqa: F401 (re-exported)
 
 MP = MACHINE_PTR  # the machine inside the kernels (``memory_nb.as_machine_nb``)
@@ -935,77 +935,3 @@ def write_record_nb(out, i, g, m, sid0, sid1):
     r.ta_rounds1 = m[b1 + O_TA_ROUNDS]
     r.dmg0 = m[b0 + O_DMG]
     r.dmg1 = m[b1 + O_DMG]
-
-
-# The chunk kernel comes in one variant per way of playing a chunk's games (``chunk_mode``), each compiled on
-# first use: a random demo run compiles the random game alone, not the general and traced rounds, the setups
-# with strategy choices and the strategy calls it never takes.
-CHUNK_AHEAD, CHUNK_RANDOM, CHUNK_FAST, CHUNK_TRACED = 0, 1, 2, 3
-
-
-def chunk_mode(m, setup, fixed) -> int:
-    """The variant for a chunk on machine ``m`` (``M_INLINE_RANDOM`` and ``M_TRACE_CAP`` set) with ``setup`` and
-    ``fixed`` (the pins, then the seat swap): traced games take the traced rounds; two built-in random seats the
-    random game, on the plain random deal with nothing pinned and no swap with each game's deal drawn a game
-    ahead; any other seats the general untraced rounds."""
-    if m[M_TRACE_CAP] != 0:
-        return CHUNK_TRACED
-    if m[M_INLINE_RANDOM] != 3:
-        return CHUNK_FAST
-    plain = setup == SETUP_RANDOM and all(int(x) < 0 for x in fixed[:4]) and not (fixed.size > 4 and fixed[4])
-    return CHUNK_AHEAD if plain else CHUNK_RANDOM
-
-
-def _chunk_kernel(mode):
-    """The chunk kernel for ``mode`` (a closure constant: numba prunes the other variants' branches, so their
-    callees are neither typed nor compiled)."""
-    def _simulate_chunk(machine, start, count, key, setup, fixed, strat0, params0, strat1, params1, sid0, sid1, out):
-        """Play games ``start .. start+count-1`` of a run into ``out`` (record_dt[count]).
-
-        Game ``g`` is seeded from ``(key, g)`` alone, so any chunking gives the same rows.
-        """
-        # ``machine`` and the params stay alive for the whole call: the views need no reference counts
-        v = unmanaged_view_nb(machine)
-        m = as_machine_nb(machine)
-        params0 = unmanaged_nb(params0)
-        params1 = unmanaged_nb(params1)
-        sw = fixed[4] if fixed.size > 4 else 0
-        z0, z1, z2, z3 = seed_words_nb(key, start)
-        c0 = c1 = o0 = o1 = 0
-        if mode == CHUNK_AHEAD:  # the deal drawn on locals, one game ahead
-            c0, c1, o0, o1, z0, z1, z2, z3 = fast_random_nb.random_deal_nb(m, z0, z1, z2, z3)
-        for i in range(count):
-            g = start + i
-            set_stream_nb(m, M_RNG, z0, z1, z2, z3)
-            if mode == CHUNK_AHEAD:
-                _setup_picks_nb(m, c0, c1, o0, o1)
-            # the next game's stream (and deal) now: their latency overlaps this game instead of delaying the next
-            z0, z1, z2, z3 = seed_words_nb(key, g + 1)
-            if mode == CHUNK_AHEAD:
-                c0, c1, o0, o1, z0, z1, z2, z3 = fast_random_nb.random_deal_nb(m, z0, z1, z2, z3)
-            else:
-                setup_game_nb(m, v, setup, fixed, strat0, params0, strat1, params1)
-            if not m[S_DONE]:
-                if mode == CHUNK_TRACED:
-                    play_game_nb(m, v, strat0, params0, strat1, params1, sw)
-                elif mode == CHUNK_FAST:
-                    play_game_fast_nb(m, v, strat0, params0, strat1, params1, sw)
-                else:
-                    fast_random_nb.random_game_nb(m, sw)
-            write_record_nb(out, i, g, m, sid0, sid1)
-    return _simulate_chunk
-
-
-_compiled = {}
-
-
-def simulate_chunk_nb(mode: int = CHUNK_FAST):
-    """The compiled chunk kernel for ``mode`` (``chunk_mode``; compiled or loaded from the cache on first use)."""
-    if mode not in _compiled:
-        _compiled[mode] = njit(CHUNK_SIG, cache=True)(_chunk_kernel(mode))
-    return _compiled[mode]
-
-
-# the fast path of two random seats calls this module's rules; imported last, as a module (the chunk kernel reads
-# its functions when it is compiled), so that either module may be imported first
-from simulators.colosseum import fast_random_nb  # noqa: E402

@@ -12,7 +12,7 @@ import pytest
 from balance.runs import Prepared, RunSpec
 from simulators.colosseum import enums as E
 from simulators.colosseum import game as G
-from simulators.colosseum.rules_nb import CHUNK_AHEAD, CHUNK_FAST, CHUNK_RANDOM, CHUNK_TRACED, chunk_mode
+from simulators.colosseum.chunk_nb import CHUNK_AHEAD, CHUNK_FAST, CHUNK_RANDOM, CHUNK_TRACED, chunk_mode
 
 # every switchable ruling of data/rules.toml, each set to its other reading (plus the simulator's cap and the dice)
 RULINGS = {
