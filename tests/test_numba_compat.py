@@ -207,16 +207,9 @@ def _call_through_address(fn, m, params, phase):
                                params.ctypes.data, params.size)
 
 
-@njit(types.int64(STRATEGY_T, types.int64[::1], types.float64[::1]), cache=True)
-def _call_rebuilt(fn, m, params):
-    w = nc.function_words(fn)
-    g = nc.strategy_value(w[0], w[1], w[2])
-    return g(1, m, 2, 40, params)
-
-
-@njit(types.UniTuple(types.int64, 3)(STRATEGY_T), cache=True)
-def _words(fn):
-    return nc.function_words(fn)
+@njit(types.int64(STRATEGY_T), cache=True)
+def _jit_word(fn):
+    return nc.jit_address(fn)
 
 
 def test_call_through_the_jit_address():
@@ -229,14 +222,11 @@ def test_call_through_the_jit_address():
         _call_through_address(_strategy_raises, m, p, 7)
 
 
-def test_function_words_round_trip():
-    """``function_words`` then ``strategy_value`` gives a callable value; its Python word is the dispatcher's
-    ``id`` (Blade Rondo recognises its built-in random strategy by it) and its jit word is ``jit_address``."""
-    m = np.array([5, 0, 0], np.int64)
-    p = np.array([0.0, 9.0])
-    assert _call_rebuilt(_strategy_a, m, p) == _strategy_a(1, m, 2, 40, p)
-    c, py, jit = _words(_strategy_a)
-    assert py == id(_strategy_a) and c != 0 and jit != 0 and jit != c
+def test_entry_address_is_the_kernels_jit_address():
+    """``entry_address`` (from Python) is the address a kernel sees for the same strategy (``jit_address``):
+    Blade Rondo recognises its built-in random strategy by it; another strategy has another address."""
+    assert nc.entry_address(_strategy_a) == _jit_word(_strategy_a) != 0
+    assert nc.entry_address(_strategy_raises) == _jit_word(_strategy_raises) != nc.entry_address(_strategy_a)
 
 
 # ----------------------------------------------------------------------------- raw memory

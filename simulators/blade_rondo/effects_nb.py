@@ -179,8 +179,7 @@ from simulators.blade_rondo.enums import (
 )
 from simulators.common.memory_nb import MACHINE_PTR as MP
 from simulators.common.numba_compat import compile_on_first_use as _on_demand
-from simulators.common.numba_compat import function_words as _fn_words
-from simulators.common.seats_nb import block_words, call_nb, install_nb, legal_nb
+from simulators.common.seats_nb import block_words, call_nb, install_nb, legal_nb, strategy_address_nb
 from simulators.common.rng_nb import popcount_nb, rand_bit16_nb, rand_bit_nb
 from simulators.common.strategy import STRATEGY_T
 from simulators.common.trace_nb import TRACE_W as _TRACE_W
@@ -333,10 +332,10 @@ def bind_strategies_nb(machine, s0, p0, s1, p1):
         rows[0, k] = p0[k] if k < p0.size else 0.0
         rows[1, k] = p1[k] if k < p1.size else 0.0
     install_nb(machine, CALL_AT, (s0, s1), rows)
-    # the built-in random strategy (its Python object, M_RANDOM_FN): decide_nb draws for it inline
+    # the built-in random strategy (its compiled entry's address, M_RANDOM_FN): decide_nb draws for it inline
     rnd = machine[M_RANDOM_FN]
-    machine[INLINE_AT] = 1 if rnd != 0 and _fn_words(s0)[1] == rnd else 0
-    machine[INLINE_AT + 1] = 1 if rnd != 0 and _fn_words(s1)[1] == rnd else 0
+    for s in range(2):
+        machine[INLINE_AT + s] = 1 if rnd != 0 and strategy_address_nb(machine, CALL_AT, s) == rnd else 0
 
 
 @njit(i8(MP, i8), cache=True)

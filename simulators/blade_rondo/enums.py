@@ -215,7 +215,7 @@ IDEA_ACTS = 6
 CALL_AT = SOLO_END
 CALL_W = 6  # seats_nb.block_words(2)
 INLINE_AT = CALL_AT + CALL_W
-M_RANDOM_FN = INLINE_AT + 2  # id() of the built-in random strategy (game.py), 0: none; bind_strategies_nb reads it
+M_RANDOM_FN = INLINE_AT + 2  # the built-in random strategy's entry address (game.py), 0: none; bind_strategies_nb reads it
 # solo games: the address of solo_nb's hook (a C function (m, what, fr, opp), written by solo.py), which
 # ``effects_nb.solo_hook_nb`` calls for the solo rules inside an action, so that the two-player kernels never
 # compile them; ``what``: the scripted seat's or the amulets' answers, or the Idea's Set Area trigger

@@ -799,14 +799,17 @@ def trace_rows(m: np.ndarray) -> np.ndarray:
 
 
 def random_fn_word() -> int:
-    """``E.M_RANDOM_FN``: the Python object of the built-in random strategy (what a bound function value holds as
-    its ``py_addr``), so that ``effects_nb.decide_nb`` draws for a seat playing it inline (the same draw from the
-    same stream, without the call through the pointer); 0 when the strategies are not loaded."""
+    """``E.M_RANDOM_FN``: the address of the built-in random strategy's compiled entry (the one ``seats_nb``
+    installs for a seat playing it), so that ``effects_nb.decide_nb`` draws for such a seat inline (the same draw
+    from the same stream, without the call through the address); 0 when the strategies are not loaded (the
+    registry imports them; the game never does)."""
     import sys
+
+    from simulators.common.numba_compat import entry_address
 
     builtin = sys.modules.get("strategies.blade_rondo.builtin")
     rnd = getattr(builtin, "random_nb", None)
-    return 0 if rnd is None else id(rnd)
+    return 0 if rnd is None else entry_address(rnd)
 
 
 def simulate_chunk(tables: Tables, settings: dict, start: int, count: int, key: np.ndarray, strategies, params,

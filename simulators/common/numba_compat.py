@@ -2,7 +2,7 @@
 
 The kernels need a few things numba has no public API for: their cache keyed on more than their own file
 (``kernel_cache``), a cache that never breaks a command, helpers compiled for named signatures on first use,
-strategies called through the address of their compiled entry, unmanaged views of arrays and a stack buffer.
+strategies called through (and recognised by) the address of their compiled entry, unmanaged views of arrays and a stack buffer.
 Each rests on numba's private classes, attributes or data layouts, which may change in any release; keeping them
 here (and nowhere else in ``simulators/``, ``strategies/``, ``balance/``) makes an upgrade one module to review,
 and ``tests/test_numba_compat.py`` tests each behaviour relied on, so that an upgrade that changes one fails
@@ -35,7 +35,6 @@ from simulators.common.strategy import STRATEGY_SIG
 _I8P = types.CPointer(types.int64)
 _I8_ARR = types.int64[::1]
 _F8_ARR = types.float64[::1]
-_STRATEGY_FT = types.FunctionType(STRATEGY_SIG)
 
 
 # ============================================================================= warnings
@@ -281,6 +280,17 @@ def cpu_name_override():
     return config.CPU_NAME
 
 
+def entry_address(fn, sig=None) -> int:
+    """The address of ``fn``'s (an ``@njit`` dispatcher) compiled Numba-ABI entry for ``sig`` (default:
+    ``STRATEGY_SIG``), compiled first if needed: the address ``jit_address`` gives for ``fn`` passed to a kernel as
+    a first-class function (numba takes it from the same place), so a kernel can recognise a built-in strategy."""
+    from numba.experimental.function_type import _get_jit_address
+
+    sig = STRATEGY_SIG if sig is None else sig
+    fn.compile(sig.args)
+    return int(_get_jit_address(fn, sig))
+
+
 # ============================================================================= first-class functions
 # A first-class function value (``types.FunctionType``) is numba's struct {c_addr, py_addr, jit_addr}: the C
 # wrapper's address, the Python object, and the address of the Numba-ABI entry (the one numba itself calls;
@@ -296,38 +306,6 @@ def jit_address(typingctx, fn):
         return builder.ptrtoint(st.jit_addr, ir.IntType(64))
 
     return types.int64(fn), codegen
-
-
-@intrinsic
-def function_words(typingctx, fn):
-    """A first-class function's value as its three words (C address, Python object, jit address)."""
-    if not isinstance(fn, types.FunctionType):
-        return None
-    sig = types.UniTuple(types.int64, 3)(fn)
-
-    def codegen(ctx, builder, sig, args):
-        st = cgutils.create_struct_proxy(sig.args[0])(ctx, builder, value=args[0])
-        i64 = ctx.get_value_type(types.int64)
-        return ctx.make_tuple(builder, sig.return_type, [builder.ptrtoint(st.c_addr, i64),
-                                                         builder.ptrtoint(st.py_addr, i64),
-                                                         builder.ptrtoint(st.jit_addr, i64)])
-
-    return sig, codegen
-
-
-@intrinsic
-def strategy_value(typingctx, c_addr, py_addr, jit_addr):
-    """The strategy function value (``STRATEGY_SIG``) made of the three words ``function_words`` gave."""
-    sig = _STRATEGY_FT(types.int64, types.int64, types.int64)
-
-    def codegen(ctx, builder, sig, args):
-        st = cgutils.create_struct_proxy(_STRATEGY_FT)(ctx, builder)
-        st.c_addr = builder.inttoptr(args[0], cgutils.voidptr_t)
-        st.py_addr = builder.inttoptr(args[1], cgutils.voidptr_t)
-        st.jit_addr = builder.inttoptr(args[2], cgutils.voidptr_t)
-        return st._getvalue()
-
-    return sig, codegen
 
 
 @intrinsic

@@ -285,3 +285,14 @@ def test_derived_card_columns_match_the_rows():
         checked += 1
         nonzero += any(packed)
     assert checked >= 60 and nonzero >= 5  # every card was there, and the columns carry values
+
+
+def test_the_built_in_random_strategy_is_recognised_by_its_entry_address():
+    """A seat playing the built-in random strategy draws inline (INLINE_AT): the kernel recognises it by the address
+    seats_nb installed, which is the address game.random_fn_word gives; another strategy is called."""
+    for strats in (["random", "random"], ["random", "greedy"], ["greedy", "random"], ["greedy", "greedy"]):
+        p = Prepared(RunSpec(game="blade_rondo", games=10, seed=1, strategies=strats).normalised(), rotation=1)
+        m = p.game.module.new_machine(p.tables, p.settings)
+        p.game.module.simulate_chunk(p.tables, p.settings, 0, 10, p.key, p.strategies, p.params, machine=m)
+        assert m[E.M_RANDOM_FN] != 0
+        assert [int(m[E.INLINE_AT + s]) for s in range(2)] == [int(s == "random") for s in strats], strats
