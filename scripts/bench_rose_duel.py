@@ -44,23 +44,9 @@ def prepared(players, strat):
 
 def no_builtins():
     """Entry points get stand-ins for the built-ins, whose addresses no seat arrives with."""
-    from numba import njit
+    from simulators.rose_duel import builtin_inline_nb, call_nb
 
-    from simulators.rose_duel import call_nb
-
-    @njit
-    def none_a(phase, m, seat, mask, params):
-        return -1
-
-    @njit
-    def none_b(phase, m, seat, mask, params):
-        return -2
-
-    @njit
-    def none_c(phase, m, seat, mask, params):
-        return -3
-
-    call_nb.builtins = lambda: (none_a, none_b, none_c)
+    call_nb.builtins = builtin_inline_nb.no_builtins
 
 
 def main():

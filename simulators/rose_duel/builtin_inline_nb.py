@@ -48,6 +48,28 @@ def builtins():
     return (random_nb, heuristic_nb, akio_nb)
 
 
+@njit(cache=True)
+def _stand_in_a(phase, m, seat, mask, params):
+    return -1
+
+
+@njit(cache=True)
+def _stand_in_b(phase, m, seat, mask, params):
+    return -2
+
+
+@njit(cache=True)
+def _stand_in_c(phase, m, seat, mask, params):
+    return -3
+
+
+def no_builtins():
+    """Stand-ins for ``builtins()`` whose addresses no seat arrives with: entry points given these recognise no
+    seat, so every strategy is called through its address (``bench_rose_duel.py --called`` and the parity test
+    of the inline decisions set ``call_nb.builtins`` to this)."""
+    return (_stand_in_a, _stand_in_b, _stand_in_c)
+
+
 @njit(cache=True, inline='always')
 def mark_builtins_nb(machine, uniform, heur, akio):
     """After ``seats_nb.install_nb``: the seats whose strategy's entry address is ``uniform`` (C_UNIFORM), ``heur``

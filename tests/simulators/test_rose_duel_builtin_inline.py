@@ -3,28 +3,13 @@ built-in seats are recognised and decided inline writes the same records as the 
 called through the strategies' addresses (nothing recognised), for every setup, every built-in strategy (alone
 and mixed) and every switchable ruling."""
 import pytest
-from numba import njit
 
 from balance.registry import get_strategy
 from balance.runs import Prepared, RunSpec
 from simulators.rose_duel import call_nb
 from simulators.rose_duel import enums as E
+from simulators.rose_duel.builtin_inline_nb import no_builtins
 from simulators.rose_duel.game import new_machine, simulate_chunk
-
-
-@njit
-def _not_builtin_a(phase, m, seat, mask, params):  # stand-ins whose addresses no seat arrives with
-    return -1
-
-
-@njit
-def _not_builtin_b(phase, m, seat, mask, params):
-    return -2
-
-
-@njit
-def _not_builtin_c(phase, m, seat, mask, params):
-    return -3
 
 
 STRATEGIES = [["random"], ["heuristic"], ["aggressive"], ["akio"], ["random", "heuristic", "akio"],
@@ -44,7 +29,7 @@ def _records(spec, recognised, monkeypatch, games=150):
     strats = [get_strategy("rose_duel", n) for n in spec.strategies]
     with monkeypatch.context() as mp:
         if not recognised:
-            mp.setattr(call_nb, "builtins", lambda: (_not_builtin_a, _not_builtin_b, _not_builtin_c))
+            mp.setattr(call_nb, "builtins", no_builtins)
         m = new_machine(prep.tables)
         rec = simulate_chunk(prep.tables, prep.settings, 0, games, prep.key, strats, [s.params for s in strats],
                              machine=m)
