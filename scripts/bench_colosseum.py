@@ -100,21 +100,22 @@ def fast_paths(reps, seconds, clock):
     from simulators.colosseum import enums as E
     from simulators.colosseum import game as G
     from simulators.colosseum.chunk_nb import CHUNK_AHEAD, CHUNK_FAST, CHUNK_RANDOM, simulate_chunk_nb
+    from simulators.common.seats_nb import strategy_rows
 
     now = time.process_time if clock == "cpu" else time.perf_counter
     prep = Prepared(RunSpec(game="colosseum", games=1, strategies=["random", "random"]).normalised())
     m = G.new_machine(prep.tables)
     m[E.M_INLINE_RANDOM] = 3  # both seats drawn inline, as a run of the built-in random strategy
     fixed = np.append(G.fixed_picks(prep.tables, prep.settings), np.int64(0))
-    s, par = prep.strategies, prep.params
+    fns, rows = strategy_rows(prep.strategies, prep.params, 2)
     modes = {"general loop": CHUNK_FAST, "random_game_nb": CHUNK_RANDOM, "+ random_deal_nb": CHUNK_AHEAD}
     n = 200_000
     out = np.zeros(n, dtype=E.record_dt)
     recs = {}
 
     def play(mode):
-        simulate_chunk_nb(mode)(m, np.int64(0), np.int64(n), prep.key, np.int64(E.SETUP_RANDOM), fixed, s[0].fn,
-                                par[0], s[1].fn, par[1], np.int64(0), np.int64(1), out)
+        simulate_chunk_nb(mode)(m, np.int64(0), np.int64(n), prep.key, np.int64(E.SETUP_RANDOM), fixed, fns, rows,
+                                np.int64(0), np.int64(1), out)
 
     for name, mode in modes.items():
         play(mode)

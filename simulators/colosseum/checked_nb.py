@@ -12,15 +12,17 @@ import functools
 import numpy as np
 from numba import njit, types
 
-from simulators.colosseum.rules_nb import _resolve_round_nb, game_loop, setup_game_nb
+from simulators.colosseum.rules_nb import (
+    PARAMS_T, STRATS_T, _resolve_round_nb, game_loop, install_strategies_nb, setup_game_nb,
+)
 from simulators.colosseum.enums import (
     END_TIMEOUT, FULL_HAND, M_N_CHARS, M_N_ODS, M_RNG, O_CHAR, O_DMG, O_HITS, O_HP, O_MAXHP, O_OD, O_OD_COUNT,
     O_OD_FAILS, O_HAND, O_PLAYED, O_SEALED, O_TA, R_CARDS_RETURN, R_DIE_MAX, R_DIE_MIN, R_MAX_ROUNDS,
     RULES_AT, S_DICE, S_DIST, S_DONE, S_END, S_ROUND, S_SEALED_DIST, S_WINNER, SEAT0, SEAT_W,
 )
-from simulators.common.memory_nb import as_machine_nb, unmanaged_nb, unmanaged_view_nb
+from simulators.common.memory_nb import as_machine_nb, unmanaged_view_nb
 from simulators.common.rng_nb import seed_nb
-from simulators.common.strategy import STRATEGY_T
+from simulators.common.seats_nb import strategy_rows
 
 VIOLATIONS = (
     "ok", "HP outside 0..starting HP", "a die outside its faces", "distance outside SHORT..LONG",
@@ -78,22 +80,21 @@ _play_checked = game_loop(_resolve_round_nb, check_state_nb)
 
 CHECKED_SIG = types.void(
     types.int64[::1], types.int64, types.int64, types.uint64[::1], types.int64, types.int64[::1],
-    STRATEGY_T, types.float64[::1], STRATEGY_T, types.float64[::1], types.int64[:, ::1],
+    STRATS_T, PARAMS_T, types.int64[:, ::1],
 )
 
 
-def _checked_chunk(machine, start, count, key, setup, fixed, strat0, params0, strat1, params1, out):
+def _checked_chunk(machine, start, count, key, setup, fixed, strats, params, out):
     """Games ``start..start+count-1`` under checks; ``out[i]`` = (violation code, round, winner, end, rounds)."""
     v = unmanaged_view_nb(machine)
     m = as_machine_nb(machine)
-    params0 = unmanaged_nb(params0)
-    params1 = unmanaged_nb(params1)
+    install_strategies_nb(machine, strats, params)
     for i in range(count):
         seed_nb(m, M_RNG, key, start + i)
-        setup_game_nb(m, v, setup, fixed, strat0, params0, strat1, params1)
+        setup_game_nb(m, setup, fixed)
         code = check_state_nb(v, 1) if not m[S_DONE] else 0
         if code == 0:
-            code = _play_checked(m, v, strat0, params0, strat1, params1, 0)
+            code = _play_checked(m, v, 0)
         out[i, 0] = code
         out[i, 1] = m[S_ROUND]
         out[i, 2] = m[S_WINNER]
@@ -116,5 +117,5 @@ def run_checked(tables, settings, start, count, key, strategies, params) -> np.n
     out = np.zeros((count, 5), np.int64)
     checked_chunk_nb()(new_machine(tables), np.int64(start), np.int64(count), key,
                        np.int64(SETUP_NAMES.index(settings.get("setup") or "random")), fixed,
-                       strategies[0].fn, params[0], strategies[1].fn, params[1], out)
+                       *strategy_rows(strategies, params, 2), out)
     return out

@@ -9,9 +9,10 @@ from numba import njit
 from simulators.colosseum import fast_random_nb
 from simulators.colosseum.enums import M_INLINE_RANDOM, M_RNG, M_TRACE_CAP, S_DONE, SETUP_RANDOM
 from simulators.colosseum.rules_nb import (
-    CHUNK_SIG, _setup_picks_nb, play_game_fast_nb, play_game_nb, setup_game_nb, write_record_nb,
+    CHUNK_SIG, _setup_picks_nb, install_strategies_nb, play_game_fast_nb, play_game_nb, setup_game_nb,
+    write_record_nb,
 )
-from simulators.common.memory_nb import as_machine_nb, unmanaged_nb, unmanaged_view_nb
+from simulators.common.memory_nb import as_machine_nb, unmanaged_view_nb
 from simulators.common.rng_nb import seed_words_nb, set_stream_nb
 
 # The chunk kernel comes in one variant per way of playing a chunk's games (``chunk_mode``), each compiled on
@@ -36,16 +37,16 @@ def chunk_mode(m, setup, fixed) -> int:
 def _chunk_kernel(mode):
     """The chunk kernel for ``mode`` (a closure constant: numba prunes the other variants' branches, so their
     callees are neither typed nor compiled)."""
-    def _simulate_chunk(machine, start, count, key, setup, fixed, strat0, params0, strat1, params1, sid0, sid1, out):
-        """Play games ``start .. start+count-1`` of a run into ``out`` (record_dt[count]).
+    def _simulate_chunk(machine, start, count, key, setup, fixed, strats, params, sid0, sid1, out):
+        """Play games ``start .. start+count-1`` of a run into ``out`` (record_dt[count]), seat p playing
+        ``strats[p]`` with ``params[p]``.
 
         Game ``g`` is seeded from ``(key, g)`` alone, so any chunking gives the same rows.
         """
-        # ``machine`` and the params stay alive for the whole call: the views need no reference counts
+        # ``machine`` stays alive for the whole call: the view needs no reference counts
         v = unmanaged_view_nb(machine)
         m = as_machine_nb(machine)
-        params0 = unmanaged_nb(params0)
-        params1 = unmanaged_nb(params1)
+        install_strategies_nb(machine, strats, params)
         sw = fixed[4] if fixed.size > 4 else 0
         z0, z1, z2, z3 = seed_words_nb(key, start)
         c0 = c1 = o0 = o1 = 0
@@ -61,12 +62,12 @@ def _chunk_kernel(mode):
             if mode == CHUNK_AHEAD:
                 c0, c1, o0, o1, z0, z1, z2, z3 = fast_random_nb.random_deal_nb(m, z0, z1, z2, z3)
             else:
-                setup_game_nb(m, v, setup, fixed, strat0, params0, strat1, params1)
+                setup_game_nb(m, setup, fixed)
             if not m[S_DONE]:
                 if mode == CHUNK_TRACED:
-                    play_game_nb(m, v, strat0, params0, strat1, params1, sw)
+                    play_game_nb(m, v, sw)
                 elif mode == CHUNK_FAST:
-                    play_game_fast_nb(m, v, strat0, params0, strat1, params1, sw)
+                    play_game_fast_nb(m, v, sw)
                 else:
                     fast_random_nb.random_game_nb(m, sw)
             write_record_nb(out, i, g, m, sid0, sid1)

@@ -153,10 +153,14 @@ KIND_AT = OD_TAB_AT + MAX_ODS * 4  # kind of hand slot c at KIND_AT + 1 + c (c =
 # a strategy must not rely on it surviving between calls), so decisions need no allocation. The built-in
 # heuristics' layout: strategies/colosseum/common_nb.py
 STRAT_SCRATCH_AT = KIND_AT + 16
-STRAT_SCRATCH_N = 256
+STRAT_SCRATCH_N = 248
+# the seats' strategies, called from the machine (``simulators.common.seats_nb``: installed by the chunk kernels,
+# asked by ``rules_nb.ask_nb``); in the scratch's old last words, so that no table moves
+CALL_AT = STRAT_SCRATCH_AT + STRAT_SCRATCH_N
+CALL_W = 8  # >= seats_nb.block_words(2)
 # per (character, aura off/on): each skill slot's range mask (0 unless an attribute card) and base damage
 # (power x multiplier + correction + aura power bonus), derived by ``effects_nb.build_slot_tables_nb``
-SLOT_TAB_AT = STRAT_SCRATCH_AT + STRAT_SCRATCH_N
+SLOT_TAB_AT = CALL_AT + CALL_W
 SLOT_RANGE, SLOT_BASE, SLOT_W = 0, N_SKILLS, 2 * N_SKILLS  # at SLOT_TAB_AT + (2 * character + aura) * SLOT_W
 PROG_AT = SLOT_TAB_AT + MAX_CHARS * 2 * SLOT_W  # program rows, then the condition tables' bits, then the trace
 CTAB_MAX_FACES = 11  # no tables when a die has more faces (faces**3 * 4 bits per table)

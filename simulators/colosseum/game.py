@@ -323,6 +323,7 @@ def simulate_chunk(tables: Tables, settings: dict, start: int, count: int, key: 
     of a new one; ``balance.runs.Prepared.chunk(reuse=True)`` passes its buffer, so a worker does not fault in
     fresh zeroed pages for every chunk."""
     from simulators.colosseum.chunk_nb import chunk_mode, simulate_chunk_nb
+    from simulators.common.seats_nb import strategy_rows
 
     if out is None:
         out = np.zeros(count, dtype=E.record_dt)
@@ -334,7 +335,7 @@ def simulate_chunk(tables: Tables, settings: dict, start: int, count: int, key: 
     m[E.M_INLINE_RANDOM] = _inline_random_bits(strategies)
     simulate_chunk_nb(chunk_mode(m, setup, fixed))(
         m, np.int64(start), np.int64(count), key, np.int64(setup), fixed,
-        strategies[0].fn, params[0], strategies[1].fn, params[1], np.int64(0), np.int64(1), out,
+        *strategy_rows(strategies, params, 2), np.int64(0), np.int64(1), out,
     )
     return out
 

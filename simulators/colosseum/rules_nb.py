@@ -29,7 +29,6 @@ a raw ``int64*`` inside the kernels; the public entry points (``resolve_round_nb
 from numba import from_dtype, njit, types
 from numba.types import UniTuple, void
 from numba.types import boolean as b1
-from numba.types import float64 as f8
 from numba.types import int64 as i8
 
 from simulators.colosseum.effects_nb import (
@@ -37,7 +36,7 @@ from simulators.colosseum.effects_nb import (
     run_effects_nb, set_dice_nb, stored_view_nb,
 )
 from simulators.colosseum.enums import (
-    BEATS_BITS, BOTH_MOVES_CANCEL, CARDS_AT, CHARS_AT, CH_AB_EFF, CH_AB_EFF_N, CH_AB_TRIGGER, CH_ADJ, CH_HP, CH_TA_COND,
+    BEATS_BITS, BOTH_MOVES_CANCEL, CALL_AT, CALL_W, CARDS_AT, CHARS_AT, CH_AB_EFF, CH_AB_EFF_N, CH_AB_TRIGGER, CH_ADJ, CH_HP, CH_TA_COND,
     CH_TA_COND_N, CH_TA_EFF, CH_TA_EFF_N, CH_TA_FREE_MOVE, CH_TA_LATE, CH_WIDTH, C_DICE_BY, C_DICE_DIE, C_MOVE, C_TIDE,
     C_TIDE_DIE, C_WIDTH, END_DOUBLE_KO, END_ILLEGAL, END_KO, END_TIMEOUT, EV_ABILITY, EV_DAMAGE, EV_DIST, EV_DRAW,
     EV_HIT, EV_ILLEGAL, EV_KO, EV_MISS, EV_MOVE, EV_MOVE_NOTHING, EV_OD_EXERT, EV_OD_FAIL, EV_OD_NULLIFIED,
@@ -54,20 +53,24 @@ from simulators.colosseum.enums import (
 )
 from simulators.common.memory_nb import MACHINE_PTR, as_machine_nb
 from simulators.common.rng_nb import rand_below_nb, rand_bit_nb
+from simulators.common.seats_nb import block_words, call_nb, install_nb
 from simulators.common.strategy import STRATEGY_SIG, STRATEGY_T  # noqa: F401 (re-exported)
 
 MP = MACHINE_PTR  # the machine inside the kernels (``memory_nb.as_machine_nb``)
 RECORDS_T = types.Array(from_dtype(record_dt), 1, "C")
 STATE_T = types.Tuple((i8, i8, i8, i8, i8, i8, UniTuple(i8, 9), UniTuple(i8, 9)))  # the round's state (load_state_nb)
 
-# Strategies arrive as first-class functions of one fixed signature (``simulators.common.strategy``),
-# so the game loop is compiled (and cached) once for every strategy, built-in or plugged in,
-# instead of once per strategy pair.
+# Strategies arrive as first-class functions of one fixed signature (``simulators.common.strategy``), so the
+# game loop is compiled (and cached) once for every strategy, built-in or plugged in, instead of once per
+# strategy pair; the chunk kernels install them into the machine's call block (``install_strategies_nb``) and
+# the rules ask them from the machine alone (``ask_nb``), as every game does (``simulators.common.seats_nb``).
+STRATS_T = UniTuple(STRATEGY_T, 2)  # the two seats' strategies
+PARAMS_T = types.float64[:, ::1]  # their params, a row a seat (``seats_nb.params_rows``)
 CHUNK_SIG = types.void(
     types.int64[::1], types.int64, types.int64, types.uint64[::1], types.int64, types.int64[::1],
-    STRATEGY_T, types.float64[::1], STRATEGY_T, types.float64[::1], types.int64, types.int64,
-    RECORDS_T,
+    STRATS_T, PARAMS_T, types.int64, types.int64, RECORDS_T,
 )
+assert CALL_W >= block_words(2)
 
 
 # ----------------------------------------------------------------------------- the rules, one kernel each
@@ -757,22 +760,29 @@ def _draw_nb(m, mask):
     return rand_bit_nb(m, M_RNG, mask)
 
 
-@njit(i8(MP, i8[::1], STRATEGY_T, f8[::1], i8, i8, i8), cache=True, inline='always')
-def ask_nb(m, v, strat, params, phase, seat, mask):
-    """``strat(phase, v, seat, mask, params)``, or for the built-in random strategy (``M_INLINE_RANDOM``)
-    its draw made here: the same result from the same stream, without the call through the pointer.
-    Inlined (a typed call around the strategy call cost greedy ~5%); the draw is a typed call, so numba
-    copies little IR into the call sites."""
+@njit(cache=True, inline='always')
+def install_strategies_nb(machine, strats, params):
+    """Install the seats' strategies and their params rows into the machine's call block (``seats_nb``); the
+    caller holds ``strats`` and ``params`` while kernels run on the machine."""
+    install_nb(machine, CALL_AT, strats, params)
+
+
+@njit(i8(MP, i8, i8, i8), cache=True, inline='always')
+def ask_nb(m, phase, seat, mask):
+    """``seat``'s strategy's choice (``seats_nb.call_nb``: it gets ``(phase, m, seat, mask, params)``), or for
+    the built-in random strategy (``M_INLINE_RANDOM``) its draw made here: the same result from the same
+    stream, without the call through the pointer. Inlined (a typed call around the strategy call cost greedy
+    ~5%); the draw is a typed call, so numba copies little IR into the call sites."""
     if (m[M_INLINE_RANDOM] >> seat) & 1:
         return _draw_nb(m, mask)
-    return strat(phase, v, seat, mask, params)
+    return call_nb(m, CALL_AT, seat, phase, mask)
 
 
 @njit(cache=True)
-def setup_game_nb(m, v, setup, fixed, strat0, params0, strat1, params1):
+def setup_game_nb(m, setup, fixed):
     """Characters (no mirror), the starting position, then the hidden Overdrive choices.
 
-    ``m``: the machine pointer; ``v``: the same machine as an array, for the strategies. ``fixed[4]``
+    ``m``: the machine pointer (its strategies installed: ``install_strategies_nb``). ``fixed[4]``
     (when present) = 1 swaps the seats' deals: seat 1 gets what seat 2 would have been dealt and the
     other way round (pins included); the strategies keep their seats and every draw and choice is made
     in the deal's order, so with one strategy on both seats the swapped game is the mirror.
@@ -791,11 +801,11 @@ def setup_game_nb(m, v, setup, fixed, strat0, params0, strat1, params1):
         deal0, deal1 = _deal_characters_nb(m, 3)
         if sw:
             deal0, deal1 = deal1, deal0
-            c1 = ask_nb(m, v, strat1, params1, PHASE_CHARACTER, 1, allowed_nb(m, 1, FORBID_CHAR, deal1))
-            c0 = ask_nb(m, v, strat0, params0, PHASE_CHARACTER, 0, allowed_nb(m, 0, FORBID_CHAR, deal0))
+            c1 = ask_nb(m, PHASE_CHARACTER, 1, allowed_nb(m, 1, FORBID_CHAR, deal1))
+            c0 = ask_nb(m, PHASE_CHARACTER, 0, allowed_nb(m, 0, FORBID_CHAR, deal0))
         else:
-            c0 = ask_nb(m, v, strat0, params0, PHASE_CHARACTER, 0, allowed_nb(m, 0, FORBID_CHAR, deal0))
-            c1 = ask_nb(m, v, strat1, params1, PHASE_CHARACTER, 1, allowed_nb(m, 1, FORBID_CHAR, deal1))
+            c0 = ask_nb(m, PHASE_CHARACTER, 0, allowed_nb(m, 0, FORBID_CHAR, deal0))
+            c1 = ask_nb(m, PHASE_CHARACTER, 1, allowed_nb(m, 1, FORBID_CHAR, deal1))
         if refused_nb(m, 0, c0, deal0) or refused_nb(m, 1, c1, deal1):
             return
     elif setup == SETUP_FREE:  # S4
@@ -811,10 +821,10 @@ def setup_game_nb(m, v, setup, fixed, strat0, params0, strat1, params1):
             other = c1 if p == 0 else c0
             mask = allowed_nb(m, p, FORBID_CHAR, pool & ~(1 << other) if other >= 0 else pool)
             if p == 0:
-                c0 = ask_nb(m, v, strat0, params0, PHASE_CHARACTER, 0, mask)
+                c0 = ask_nb(m, PHASE_CHARACTER, 0, mask)
                 x = c0
             else:
-                c1 = ask_nb(m, v, strat1, params1, PHASE_CHARACTER, 1, mask)
+                c1 = ask_nb(m, PHASE_CHARACTER, 1, mask)
                 x = c1
             if refused_nb(m, p, x, mask):
                 return
@@ -837,13 +847,13 @@ def setup_game_nb(m, v, setup, fixed, strat0, params0, strat1, params1):
     o0 = fixed[3] if sw else fixed[2]
     o1 = fixed[2] if sw else fixed[3]
     if sw and o1 < 0:
-        o1 = ask_nb(m, v, strat1, params1, PHASE_OVERDRIVE, 1, allowed_nb(m, 1, FORBID_OD, all_od))
+        o1 = ask_nb(m, PHASE_OVERDRIVE, 1, allowed_nb(m, 1, FORBID_OD, all_od))
     if o0 < 0:
-        o0 = ask_nb(m, v, strat0, params0, PHASE_OVERDRIVE, 0, allowed_nb(m, 0, FORBID_OD, all_od))
+        o0 = ask_nb(m, PHASE_OVERDRIVE, 0, allowed_nb(m, 0, FORBID_OD, all_od))
         if refused_nb(m, 0, o0, all_od):
             return
     if o1 < 0:
-        o1 = ask_nb(m, v, strat1, params1, PHASE_OVERDRIVE, 1, allowed_nb(m, 1, FORBID_OD, all_od))
+        o1 = ask_nb(m, PHASE_OVERDRIVE, 1, allowed_nb(m, 1, FORBID_OD, all_od))
     if refused_nb(m, 1, o1, all_od):
         return
     m[SEAT0 + O_OD] = o0
@@ -862,12 +872,12 @@ def game_loop(round_fn, check_fn=no_check_nb):
     """The game loop, with ``round_fn(m, c0, c1)`` playing a round and ``check_fn(v, where)`` (1: after a round,
     2: at the round cap) checking the machine between rounds (a violation code, 0: none, which ends the loop).
 
-    ``play(m, v, strat0, params0, strat1, params1, sw)``: rounds until a KO, an illegal choice or the round cap
+    ``play(m, v, sw)`` (``v``: the machine as an array, for ``check_fn``): rounds until a KO, an illegal choice or the round cap
     (R17). ``sw`` = 1 (swapped deals) asks seat 2 first, so that the choices follow the deal (see
     ``setup_game_nb``). Returns the first violation code. Inlined into its callers (as a call greedy games were
     5% slower, in one process)."""
     @njit(inline='always')
-    def play(m, v, strat0, params0, strat1, params1, sw):
+    def play(m, v, sw):
         max_rounds = m[RULES_AT + R_MAX_ROUNDS]
         code = 0
         while not m[S_DONE]:
@@ -879,11 +889,11 @@ def game_loop(round_fn, check_fn=no_check_nb):
             a0 = allowed_nb(m, 0, FORBID_HAND, h0)
             a1 = allowed_nb(m, 1, FORBID_HAND, h1)
             if sw:
-                c1 = ask_nb(m, v, strat1, params1, PHASE_PLAY, 1, a1) if h1 else -1
-                c0 = ask_nb(m, v, strat0, params0, PHASE_PLAY, 0, a0) if h0 else -1
+                c1 = ask_nb(m, PHASE_PLAY, 1, a1) if h1 else -1
+                c0 = ask_nb(m, PHASE_PLAY, 0, a0) if h0 else -1
             else:
-                c0 = ask_nb(m, v, strat0, params0, PHASE_PLAY, 0, a0) if h0 else -1
-                c1 = ask_nb(m, v, strat1, params1, PHASE_PLAY, 1, a1) if h1 else -1
+                c0 = ask_nb(m, PHASE_PLAY, 0, a0) if h0 else -1
+                c1 = ask_nb(m, PHASE_PLAY, 1, a1) if h1 else -1
             if h0 and refused_nb(m, 0, c0, a0):
                 break
             if h1 and refused_nb(m, 1, c1, a1):

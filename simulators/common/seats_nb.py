@@ -44,6 +44,19 @@ def block_words(n_seats: int) -> int:
     return B_SEAT0 + 2 * n_seats
 
 
+def strategy_rows(strategies, params, n_seats: int):
+    """What ``install_nb`` takes, from a run's strategies (objects with ``.fn``) and their params arrays, seat
+    ``s`` playing ``strategies[s % len(strategies)]``: (a tuple of ``n_seats`` functions, a C-contiguous
+    ``(n_seats, P)`` float64 array of their params, the shorter rows padded with 0.0)."""
+    n = len(strategies)
+    fns = tuple(strategies[s % n].fn for s in range(n_seats))
+    P = np.zeros((n_seats, max([len(p) for p in params] + [1])), np.float64)
+    for s in range(n_seats):
+        p = params[s % n]
+        P[s, :len(p)] = p
+    return fns, P
+
+
 @njit(cache=True, inline='always')
 def install_nb(machine, at, strats, params):
     """Write the call block at ``at`` of ``machine`` (an int64 C array): its length, ``params``' row width, and per
