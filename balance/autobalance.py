@@ -2,14 +2,16 @@
 
 Search: greedy over single-field moves, provisional fields first. The candidates are the game's numeric
 data fields (:func:`balance.data.tunable_fields`, their allowed ranges from the schema) that match
-``--fields``; a move sets one field one step up or down (one unit; fields with a wide range also try a
+``--fields``; printed values (and the rulebook's example values) are facts of the game, left alone unless
+``--include-printed`` lets them in (the output says how many were left out). A move sets one field one step up or down (one unit; fields with a wide range also try a
 tenth of the range). Each step
 
 1. screens every move at ``screen_deals`` deals (cheap: every move plays the *same* deals, so their
    differences are mostly the move's effect, not luck),
 2. re-plays the ``beam`` best and the current proposal at ``deals`` deals and keeps the best move if it
    lowers the *miss* (the summed distance of the tracked rates outside the band). A move on a provisional
-   field is taken whenever one lowers the miss; printed fields are tried only when none does.
+   field is taken whenever one lowers the miss; printed fields (with ``--include-printed``) are tried only
+   when none does.
 
 An *edit* is a changed field: moving an edited field again does not spend an edit. The search stops when every
 tracked rate is inside the band, when ``max_edits`` fields are edited and no move of them helps, or when
@@ -150,20 +152,28 @@ class Result:
     fields: dict = field(default_factory=dict)
     spec: RunSpec | None = None
     stop: str = ""
+    include_printed: bool = False
+    printed_left: int = 0  # printed or example fields matching --fields that the search left alone
 
 
-def candidate_fields(spec: RunSpec, patterns: str) -> dict:
-    """``{key: (value, Int, provisional)}`` of the numeric fields matching any of the comma-separated globs."""
+def candidate_fields(spec: RunSpec, patterns: str, include_printed: bool = False) -> tuple[dict, int]:
+    """``{key: (value, Int, mark)}`` of the numeric fields matching any of the comma-separated globs (printed
+    and example values only with ``include_printed``), and how many printed ones matched but were left out."""
     fields = S.numeric_fields(spec)
     pats = [p.strip() for p in patterns.split(",") if p.strip()]
     if not pats:
         raise BalanceError("--fields: give at least one pattern, e.g. 'characters.*.hp' or '*'")
-    out = {k: v for k, v in fields.items() if any(fnmatch.fnmatchcase(k, p) for p in pats) and v[1].lo < v[1].hi}
+    matched = {k: v for k, v in fields.items() if any(fnmatch.fnmatchcase(k, p) for p in pats) and v[1].lo < v[1].hi}
+    out = {k: v for k, v in matched.items() if include_printed or v[2] == "provisional"}
+    if matched and not out:
+        raise BalanceError(f"--fields {patterns!r}: matches only printed values of {spec.game} "
+                           f"({', '.join(sorted(matched)[:3])}{', ...' if len(matched) > 3 else ''}); the search "
+                           f"leaves them alone unless you give --include-printed")
     if not out:
         near = sorted(fields)[:3]
         raise BalanceError(f"--fields {patterns!r}: matches no numeric data field of {spec.game} "
                            f"(keys look like {', '.join(near)}; 'balance sweep {spec.game} --list' lists them)")
-    return out
+    return out, len(matched) - len(out)
 
 
 def _moves(key: str, value: int, t) -> list[int]:
@@ -174,13 +184,15 @@ def _moves(key: str, value: int, t) -> list[int]:
 
 
 def autobalance(spec: RunSpec, band, max_edits: int = 3, patterns: str = "*", dims=None, screen_deals: int = 2000,
-                verify_deals: int = 40000, beam: int = 6, workers: int = 1, swap: bool = False, log=None) -> Result:
-    """Greedy search (see the module's doc); ``spec.games`` is the number of deals per evaluation."""
+                verify_deals: int = 40000, beam: int = 6, workers: int = 1, swap: bool = False, log=None,
+                include_printed: bool = False) -> Result:
+    """Greedy search (see the module's doc); ``spec.games`` is the number of deals per evaluation; printed and
+    example values move only with ``include_printed``."""
     t0 = time.perf_counter()
     spec = spec.normalised()
     log = log or (lambda s: None)
-    fields = candidate_fields(spec, patterns)
-    order = sorted(fields, key=lambda k: (not fields[k][2], k))  # provisional first
+    fields, printed_left = candidate_fields(spec, patterns, include_printed)
+    order = sorted(fields, key=lambda k: (fields[k][2] != "provisional", k))  # provisional first
     ev = Evaluator(spec, dims, swap, workers)
     deals = spec.games
     edits: dict[str, int] = {}
@@ -207,8 +219,8 @@ def autobalance(spec: RunSpec, band, max_edits: int = 3, patterns: str = "*", di
 
             screened = ev.rows([variant(k, v) for k, v in moves], screen_deals)
             scored = sorted(zip((miss(r, band) for r in screened), range(len(moves))))
-            prov = [i for s, i in scored if fields[moves[i][0]][2]][:beam]
-            printed = [i for s, i in scored if not fields[moves[i][0]][2]][:beam]
+            prov = [i for s, i in scored if fields[moves[i][0]][2] == "provisional"][:beam]
+            printed = [i for s, i in scored if fields[moves[i][0]][2] != "provisional"][:beam]
             best = None
             for group in (prov, printed):  # provisional fields first: printed ones only if no provisional move helps
                 if not group:
@@ -238,7 +250,7 @@ def autobalance(spec: RunSpec, band, max_edits: int = 3, patterns: str = "*", di
         ev.close()
     return Result(spec.game, tuple(band), list(dims), {k: (fields[k][0], v) for k, v in edits.items()}, before, after,
                   steps, len(fields), ev.games, time.perf_counter() - t0, verify_deals, deals, screen_deals, fields,
-                  spec, stop)
+                  spec, stop, include_printed, printed_left)
 
 
 # ----------------------------------------------------------------------------- output
@@ -358,6 +370,11 @@ def format_result(res: Result, patch=None) -> list[str]:
            f"win rates; target {100 * lo:g}%..{100 * hi:g}%; {res.candidates} candidate fields; "
            f"{res.games:,} games in {res.seconds:.0f} s (screening {res.screen_deals:,} deals, decisions "
            f"{res.deals:,}, table {res.verify_deals:,}; every variant plays the same deals)"]
+    if res.include_printed:
+        out.append("printed values included (--include-printed): they are tried only when no provisional move helps")
+    elif res.printed_left:
+        out.append(f"printed values left alone: {res.printed_left} field{'s' * (res.printed_left != 1)} matching "
+                   f"--fields (printed, or the rulebook's examples); --include-printed lets the search move them")
     out.append(f"search stopped: {res.stop}")
     if not res.edits:
         out.append("proposal: no edit (none of the single-field moves brought the tracked rates closer to the band)")
@@ -366,7 +383,9 @@ def format_result(res: Result, patch=None) -> list[str]:
     else:
         out.append(f"proposal: {len(res.edits)} edit{'s' if len(res.edits) > 1 else ''}:")
         for k, (old, new) in res.edits.items():
-            prov = " (provisional)" if res.fields[k][2] else " (printed value!)"
+            mark = res.fields[k][2]
+            prov = {"provisional": " (provisional)", True: " (provisional)",
+                    "example": " (the rulebook's example value!)"}.get(mark, " (printed value!)")
             out.append(f"  {k}: {old} -> {new}{prov}")
         diff, left = data_diff(res)
         out += ["  " + ln for ln in diff]
@@ -401,6 +420,7 @@ def result_json(res: Result) -> dict:
     return {"game": res.game, "band": list(res.band), "dims": res.dims,
             "edits": {k: {"old": o, "new": n} for k, (o, n) in res.edits.items()},
             "steps": [{"key": k, "value": v, "miss": m} for k, v, m in res.steps], "stop": res.stop,
+            "include_printed": res.include_printed, "printed_left_alone": res.printed_left,
             "patch": data_patch(res)[0] if res.edits else "",
             "before": rows_(res.before), "after": rows_(res.after), "games": res.games,
             "seconds": round(res.seconds, 1)}

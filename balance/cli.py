@@ -1044,8 +1044,10 @@ def _whatif_options(f):
 @click.option("--out", default=None, type=click.Path(file_okay=False), help="folder for sweep.csv and the plots "
               "(default runs/sweep-GAME-TIME)")
 @click.option("--list", "list_only", is_flag=True, help="list the game's numeric data fields and exit")
+@click.option("--include-printed", is_flag=True,
+              help="let --field vary a printed value (or the rulebook's example value); refused without it")
 def sweep(game, params, n_games, seed, setup, strategy, knob, matchup, data, override, plugin, game_set, players, dims,
-          workers, out, list_only):
+          workers, out, list_only, include_printed):
     """What-if sweep: play every value of --field on the same deals; a table and a plot per tracked win rate."""
     from balance import drift
     from balance import sweep as S
@@ -1067,7 +1069,7 @@ def sweep(game, params, n_games, seed, setup, strategy, knob, matchup, data, ove
     outputs.check_folder(out, "--out")  # before the sweep: its result is never lost on its folder
     workers = _workers(workers)
     fields = S.numeric_fields(spec)
-    parsed = [S.parse_param(p, fields, game) for p in params]
+    parsed = [S.parse_param(p, fields, game, include_printed) for p in params]
     _warm(spec)
     pdims, _ = S.probe(spec)
     dims = S.check_dims(dims, game, pdims) if dims else S.default_dims(pdims)
@@ -1098,6 +1100,9 @@ def sweep(game, params, n_games, seed, setup, strategy, knob, matchup, data, ove
 @click.option("--screen-games", default=None, type=int,
               help="deals per first-pass screening of every candidate (default: a fifth of --games)")
 @click.option("--beam", default=6, show_default=True, type=int, help="candidates per step re-played at --games")
+@click.option("--include-printed", is_flag=True,
+              help="let the search move printed values (and the rulebook's example values), after every "
+                   "provisional field; without it they are left alone")
 @click.option("--verify-games", default=None, type=int,
               help="deals of the final before/after table (default: 4x --games)")
 @_whatif_options
@@ -1105,10 +1110,12 @@ def sweep(game, params, n_games, seed, setup, strategy, knob, matchup, data, ove
 @click.option("--patch", "patch_out", default=None, type=click.Path(dir_okay=False),
               help="also write the proposal as a patch file (from the repository root: git apply FILE, or "
                    "patch -p1 < FILE)")
-def autobalance(game, target, max_edits, patterns, n_games, screen_games, beam, verify_games, seed, setup, strategy,
-                knob, matchup, data, override, plugin, game_set, players, dims, workers, json_out, patch_out):
-    """Search the data's numeric fields (provisional first) for the fewest edits that bring every tracked win rate
-    into the --target band; print the proposal as a data diff with a before/after table."""
+def autobalance(game, target, max_edits, patterns, n_games, screen_games, beam, include_printed, verify_games, seed,
+                setup, strategy, knob, matchup, data, override, plugin, game_set, players, dims, workers, json_out,
+                patch_out):
+    """Search the data's provisional numeric fields (printed ones only with --include-printed) for the fewest edits
+    that bring every tracked win rate into the --target band; print the proposal as a data diff with a
+    before/after table."""
     from balance import autobalance as A
     from balance import drift, outputs
     from balance import sweep as S
@@ -1135,7 +1142,8 @@ def autobalance(game, target, max_edits, patterns, n_games, screen_games, beam, 
     dims = S.check_dims(dims, game, pdims) if dims else A.default_dims(pdims)
     res = A.autobalance(spec, band, max_edits=max_edits, patterns=patterns, dims=dims,
                         screen_deals=screen_games or max(500, deals // 5), verify_deals=verify_games or 4 * deals,
-                        beam=beam, workers=workers, swap=effect == "new", log=lambda s: click.echo(s, err=True))
+                        beam=beam, workers=workers, swap=effect == "new", log=lambda s: click.echo(s, err=True),
+                        include_printed=include_printed)
     for line in A.format_result(res, patch=patch_out):
         say(line)
     if json_out:

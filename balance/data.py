@@ -278,7 +278,9 @@ def load_game_data(folder: Path, schemas: dict[str, FileSchema], overrides: list
 def validate_file(path: Path, doc: dict, schema: FileSchema) -> Any:
     name = path.name
     if not schema.entries:
-        return schema.entry.check(doc, f"{name}")
+        out = schema.entry.check(doc, f"{name}")
+        _check_marks(out, name)
+        return out
     n = len(doc)
     lo, hi = schema.min_entries, schema.max_entries
     if schema.exact_entries is not None:
@@ -291,34 +293,84 @@ def validate_file(path: Path, doc: dict, schema: FileSchema) -> Any:
         if not isinstance(body, dict):
             raise DataError(f"{name}: [{key}] must be a table, got {body!r}")
         out[key] = schema.entry.check(body, f"{name} [{key}]")
+        _check_marks(out[key], f"{name} [{key}]")
     return out
 
 
-def tunable_fields(data: GameData, schemas: dict[str, FileSchema]) -> Iterator[tuple[str, int, Int, bool]]:
-    """Every integer field as (override key, current value, its type, entry is provisional)."""
+# ----------------------------------------------------------------------------- printed facts
+# An entry's ``printed`` list names its fields (paths inside the entry: ``hp``, ``tide_aura.effects.0.tide``)
+# whose values the rulebook prints for it; its ``example`` list those whose values the rulebook prints only as
+# an unattributed example ("Example on the card: STR +2, DEX +1, INT -1"), given to this entry by the data.
+MARKS = ("printed", "example")
 
-    def walk(node, t, path, prov):
+
+def _resolve(node: Any, path: str) -> bool:
+    for p in path.split("."):
+        if isinstance(node, dict) and p in node:
+            node = node[p]
+        elif isinstance(node, list) and p.isdigit() and int(p) < len(node):
+            node = node[int(p)]
+        else:
+            return False
+    return True
+
+
+def _check_marks(body: Any, where: str) -> None:
+    """Every path a ``printed``/``example`` list names is a field of the entry (a misspelt mark would leave a
+    printed value for the tuners to move)."""
+    if not isinstance(body, dict):
+        return
+    for mark in MARKS:
+        for path in body.get(mark, ()) if isinstance(body.get(mark), list) else ():
+            if not isinstance(path, str) or not path or path in MARKS or not _resolve(body, path):
+                raise DataError(f"{where}.{mark}: {path!r} is not a field of this entry; give field names or "
+                                f"paths inside it, e.g. hp or tide_aura.effects.0.tide")
+
+
+def field_mark(body: dict, rel: str) -> str:
+    """What a field of an entry is (``rel``: its path inside the entry): ``"printed"`` when the entry is not
+    provisional or its ``printed`` list names the field (or a table holding it), ``"example"`` when its
+    ``example`` list does, else ``"provisional"``."""
+    for mark in ("printed", "example"):
+        for p in body.get(mark, ()) if isinstance(body.get(mark), list) else ():
+            if rel == p or rel.startswith(p + "."):
+                return mark
+    return "provisional" if body.get("provisional", False) else "printed"
+
+
+def tunable_fields(data: GameData, schemas: dict[str, FileSchema],
+                   include_printed: bool = False) -> Iterator[tuple[str, int, Int, str]]:
+    """Every integer field a tuner may move, as (override key, current value, its type, mark); the mark is
+    :func:`field_mark`'s: ``"provisional"``, ``"example"`` or ``"printed"``.
+
+    Printed values are facts of the game and example values the rulebook's own numbers: the auto-balancer and
+    the sweeps must not move them unless the user asks (``include_printed``, their ``--include-printed``), so
+    they are left out by default."""
+
+    def walk(node, t, path, rel, body):
         if isinstance(t, Int):
-            yield path, node, t, prov
+            mark = field_mark(body, rel)
+            if include_printed or mark == "provisional":
+                yield path, node, t, mark
         elif isinstance(t, Record):
             for k, sub in t.fields.items():
                 if k in node:
-                    yield from walk(node[k], sub, f"{path}.{k}", prov)
+                    yield from walk(node[k], sub, f"{path}.{k}", f"{rel}.{k}" if rel else k, body)
         elif isinstance(t, List):
             for i, x in enumerate(node):
-                yield from walk(x, t.item, f"{path}.{i}", prov)
+                yield from walk(x, t.item, f"{path}.{i}", f"{rel}.{i}", body)
         elif isinstance(t, Tagged):
             kind = t.kinds[node[t.tag]]
             for k, sub in kind.fields.items():
-                yield from walk(node[k], sub, f"{path}.{k}", prov)
+                yield from walk(node[k], sub, f"{path}.{k}", f"{rel}.{k}", body)
 
     for stem, schema in schemas.items():
         doc = data.files[stem]
         if schema.entries:
             for key, body in doc.items():
-                yield from walk(body, schema.entry, f"{stem}.{key}", bool(body.get("provisional", False)))
+                yield from walk(body, schema.entry, f"{stem}.{key}", "", body)
         else:
-            yield from walk(doc, schema.entry, stem, bool(doc.get("provisional", False)))
+            yield from walk(doc, schema.entry, stem, "", doc)
 
 
 def data_hash(hashes: dict[str, str], overrides: list[str]) -> str:

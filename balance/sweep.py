@@ -19,7 +19,7 @@ from __future__ import annotations
 import difflib
 import itertools
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -34,11 +34,17 @@ HEADLINE = ("meta", "character", "overdrive", "seat", "turn_order")
 
 
 # ----------------------------------------------------------------------------- data fields
-def numeric_fields(spec: RunSpec) -> dict[str, tuple[int, Int, bool]]:
-    """``{override key: (current value, Int type with its range, provisional)}`` of the run's data."""
+def numeric_fields(spec: RunSpec) -> dict[str, tuple[int, Int, str]]:
+    """``{override key: (current value, Int type with its range, mark)}`` of every numeric field of the run's
+    data, printed ones included; the mark is ``provisional``, ``example`` or ``printed``
+    (:func:`balance.data.tunable_fields`: the tuners leave the last two alone unless ``--include-printed``)."""
     mod = registry.get_game(spec.game).module
     data = mod.load_data(spec.data_dir, spec.overrides)
-    return {k: (int(v), t, bool(p)) for k, v, t, p in tunable_fields(data, mod.SCHEMAS)}
+    return {k: (int(v), t, m) for k, v, t, m in tunable_fields(data, mod.SCHEMAS, include_printed=True)}
+
+
+PRINTED_WORDS = {"printed": "a printed value (the rulebook prints it)",
+                 "example": "the rulebook's example value (printed without naming its card)"}
 
 
 def _unknown_key(option: str, key: str, fields: dict, game: str) -> BalanceError:
@@ -49,14 +55,18 @@ def _unknown_key(option: str, key: str, fields: dict, game: str) -> BalanceError
                         f"'balance sweep {game} --list' lists all {len(fields)})")
 
 
-def parse_param(item: str, fields: dict, game: str) -> tuple[str, list[int]]:
-    """``KEY=v1,v2,...`` or ``KEY=lo..hi`` -> (key, values); every value an integer inside the field's range."""
+def parse_param(item: str, fields: dict, game: str, include_printed: bool = False) -> tuple[str, list[int]]:
+    """``KEY=v1,v2,...`` or ``KEY=lo..hi`` -> (key, values); every value an integer inside the field's range. A
+    printed or example field is refused unless ``include_printed``."""
     if "=" not in item:
         raise BalanceError(f"--field {item!r}: expected KEY=V1,V2,... or KEY=LO..HI, e.g. characters.terry.hp=16..22")
     key, text = (x.strip() for x in item.split("=", 1))
     if key not in fields:
         raise _unknown_key("--field", key, fields, game)
-    cur, t, _ = fields[key]
+    cur, t, mark = fields[key]
+    if mark != "provisional" and not include_printed:
+        raise BalanceError(f"--field {key}: {PRINTED_WORDS[mark]}; sweeps leave it alone unless you give "
+                           f"--include-printed")
     allowed = f"integers {t.lo}..{t.hi} (now {cur})"
     m = re.fullmatch(r"\s*(-?\d+)\s*\.\.\s*(-?\d+)\s*", text)
     if m:
@@ -204,6 +214,7 @@ class SweepResult:
     seat_orders: int
     seconds: float
     spec: RunSpec
+    marks: dict = field(default_factory=dict)  # swept key -> mark (provisional, example, printed)
 
 
 def sweep(spec: RunSpec, params: list[tuple[str, list[int]]], dims, workers: int = 1, swap: bool | None = None,
@@ -246,7 +257,8 @@ def sweep(spec: RunSpec, params: list[tuple[str, list[int]]], dims, workers: int
                 sh[(d, key)] = (float(dd[j]), float(se[j]))
         shifts.append(sh)
     return SweepResult(spec.game, [(k, v, c) for (k, v), c in zip(params, current)], points, arm_of_point,
-                       rows_per_arm, shifts, spec.games, 2 if swap else 1, sim.seconds, spec)
+                       rows_per_arm, shifts, spec.games, 2 if swap else 1, sim.seconds, spec,
+                       {k: fields[k][2] for k in keys})
 
 
 def result_frame(res: SweepResult):
@@ -280,6 +292,9 @@ def format_sweep(res: SweepResult, frame, limit_rows: int = 400) -> list[str]:
            f"{' vs '.join(res.spec.strategies)}), paired: every point plays the same deals; "
            f"{res.seconds:.1f} s"]
     out.append("current data: " + ", ".join(f"{k}={c}" for k, _, c in res.params))
+    for k, _, _ in res.params:
+        if res.marks.get(k, "provisional") != "provisional":
+            out.append(f"note: {k} is {PRINTED_WORDS[res.marks[k]]}, swept because --include-printed was given")
     body = []
     for r in frame.iter_rows(named=True):
         pt = ", ".join(f"{r[k]}" for k in keys)
@@ -298,7 +313,10 @@ def format_sweep(res: SweepResult, frame, limit_rows: int = 400) -> list[str]:
 
 
 def list_fields(spec: RunSpec) -> list[str]:
-    """Every tunable numeric field with its value and range, provisional ones marked."""
+    """Every numeric field with its value, range and mark (provisional; printed and example values, which sweeps
+    and the auto-balancer leave alone unless --include-printed, say so)."""
     fields = numeric_fields(spec.normalised())
     w = max(map(len, fields), default=10)
-    return [f"{k:<{w}}  {v:>5}  {t.lo}..{t.hi}{'  provisional' if p else ''}" for k, (v, t, p) in fields.items()]
+    tail = {"provisional": "  provisional", "printed": "  printed (--include-printed to vary it)",
+            "example": "  example: printed, unattributed (--include-printed to vary it)"}
+    return [f"{k:<{w}}  {v:>5}  {t.lo}..{t.hi}{tail[m]}" for k, (v, t, m) in fields.items()]

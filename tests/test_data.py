@@ -231,11 +231,11 @@ def test_hashes_and_data_hash(tmp_path):
 
 def test_tunable_fields_cover_ints_within_their_ranges():
     data = load_game_data(PINNED, SCHEMAS)
-    fields = list(tunable_fields(data, SCHEMAS))
+    fields = list(tunable_fields(data, SCHEMAS, include_printed=True))
     keys = {k for k, *_ in fields}
     assert "characters.terry.hp" in keys and "skills.heavy_strike.power" in keys and "rules.max_rounds" in keys
     assert "overdrives.estias_fury.stages.2.effects.0.amount" in keys
-    for key, value, typ, _prov in fields:
+    for key, value, typ, _mark in fields:
         assert typ.lo <= value <= typ.hi, key
 
 
@@ -253,3 +253,98 @@ def test_every_tunable_field_is_overridable():
         except DataError:
             refused.append(key)
     assert not refused, f"{len(refused)} of {len(fields)} tunable fields cannot be overridden, e.g. {refused[:5]}"
+
+
+# ----------------------------------------------------------------------------- printed facts (issue 25)
+def test_packaged_data_keeps_the_printed_facts():
+    """What the rulebook prints (RULINGS 'Data') holds in the packaged data a run uses, not only in the pinned
+    copy the rule tests read: a retuned data folder must keep these."""
+    d = load_data(DATA_DIR).files
+    ch, sk, od = d["characters"], d["skills"], d["overdrives"]
+    hp = {k: c["hp"] for k, c in ch.items()}
+    assert max(hp, key=hp.get) == "terry" and sorted(hp.values())[-2] < hp["terry"]  # "the largest HP of all"
+    assert hp["elaine"] == 10 and min(hp.values()) == 10 and sorted(hp.values())[1] > 10  # "HP is 10, the lowest"
+    assert ch["dorothy"]["power_multiplier"] == {"STR": 1, "DEX": 1, "INT": 2}  # "doubling the base power of INT"
+    assert sk["advance"]["attribute"] == "MOVE"  # Advance (前進), Q5
+    assert od["moon_burial"]["priority"] < min(o["priority"] for k, o in od.items() if k != "moon_burial")  # Q4
+    assert d["rules"]["start_distance"] == "MIDDLE" and d["rules"]["die_start"] == 3
+    # the two examples, printed without naming a card: "-1 / ±0 / ±0 / +1 / +2 / +3", "STR +2, DEX +1, INT -1"
+    assert sk["heavy_strike"]["tide"] == [-1, 0, 0, 1, 2, 3]
+    assert ch["terry"]["base_correction"] == {"STR": 2, "DEX": 1, "INT": -1}
+    assert ch["terry"]["tide_aura"]["effects"][0]["tide"] == [-1, 0, 0, 1, 2, 3]
+
+
+@pytest.mark.parametrize("folder", [DATA_DIR, PINNED], ids=["packaged", "pinned"])
+def test_tuners_leave_printed_and_example_values_alone(folder):
+    """tunable_fields (the search space of autobalance and sweep) leaves out every field an entry marks printed
+    or example, and every field of an entry that is not provisional; --include-printed (include_printed) brings
+    them back with their mark."""
+    data = load_game_data(folder, SCHEMAS)
+    default = {k: m for k, _v, _t, m in tunable_fields(data, SCHEMAS)}
+    every = {k: m for k, _v, _t, m in tunable_fields(data, SCHEMAS, include_printed=True)}
+    assert set(default.values()) == {"provisional"}
+    assert {k for k, m in every.items() if m == "provisional"} == set(default)
+    marks = {k: m for k, m in every.items() if m != "provisional"}
+    # the values the rulebook prints for an entry
+    assert marks["characters.elaine.hp"] == "printed"
+    assert {marks[f"characters.dorothy.power_multiplier.{a}"] for a in ("STR", "DEX", "INT")} == {"printed"}
+    assert marks["overdrives.moon_burial.priority"] == "printed"
+    assert marks["rules.die_start"] == "printed"  # rules.toml is not provisional
+    # its unattributed examples, given to an entry here
+    for key in ("characters.terry.base_correction.STR", "characters.terry.base_correction.INT",
+                "characters.terry.tide_aura.effects.0.tide.5", "skills.heavy_strike.tide.0"):
+        assert marks[key] == "example", key
+    # what the book does not print stays tunable
+    for key in ("characters.terry.hp", "characters.elaine.base_correction.DEX", "skills.heavy_strike.power",
+                "characters.dorothy.hp", "overdrives.moon_burial.stages.0.effects.1.amount"):
+        assert default[key] == "provisional", key
+
+
+def test_every_marked_path_is_a_field(tmp_path):
+    """A printed/example list naming no field of its entry is one error line (a misspelt mark would leave a
+    printed value for the tuners to move)."""
+    folder = copy_data(tmp_path, ("characters", 'printed = ["hp"]', 'printed = ["hpp"]'))
+    with pytest.raises(DataError, match=r"^characters.toml \[elaine\].printed: 'hpp' is not a field of this entry"):
+        load_data(folder)
+    folder = copy_data(tmp_path / "b", ("skills", 'example = ["tide"]', 'example = ["tide.6"]'))
+    with pytest.raises(DataError, match=r"\[heavy_strike\].example: 'tide.6' is not a field"):
+        load_data(folder)
+
+
+def test_sweep_and_autobalance_refuse_printed_fields_unless_asked(capsys):
+    from tests.test_cli import assert_one_line_error, cli
+
+    code, out, err = cli(capsys, "sweep", "colosseum", "--field", "characters.elaine.hp=9,10")
+    assert_one_line_error(code, err, "characters.elaine.hp", "printed", "--include-printed")
+    code, out, err = cli(capsys, "sweep", "colosseum", "--field", "characters.terry.base_correction.STR=1,2")
+    assert_one_line_error(code, err, "example", "--include-printed")
+    code, out, err = cli(capsys, "autobalance", "colosseum", "--fields", "characters.dorothy.power_multiplier.*")
+    assert_one_line_error(code, err, "--fields", "only printed values", "--include-printed")
+    code, out, err = cli(capsys, "sweep", "colosseum", "--list")
+    assert code == 0, err
+    line = {ln.split()[0]: ln for ln in out.splitlines()}
+    assert "printed" in line["characters.elaine.hp"] and "--include-printed" in line["characters.elaine.hp"]
+    assert "example" in line["skills.heavy_strike.tide.3"]
+    assert line["characters.terry.hp"].endswith("provisional")
+
+
+def test_sweep_of_a_printed_field_with_include_printed_says_so(capsys, tmp_path):
+    from tests.test_cli import cli
+
+    code, out, err = cli(capsys, "sweep", "colosseum", "--field", "characters.elaine.hp=10,11", "--include-printed",
+                         "--games", "300", "--dim", "character", "--workers", "1", "--out", tmp_path / "sw")
+    assert code == 0, err
+    assert "note: characters.elaine.hp is a printed value" in out and "--include-printed" in out
+
+
+def test_autobalance_output_says_what_it_left_alone():
+    from balance.autobalance import Result, format_result
+
+    def lines(**kw):
+        res = Result("colosseum", (0.45, 0.55), ["character"], {}, [], [], stop="nothing helps", **kw)
+        return "\n".join(format_result(res))
+
+    assert "printed values left alone: 24 fields" in lines(printed_left=24)
+    assert "--include-printed lets the search move them" in lines(printed_left=24)
+    assert "printed values included (--include-printed)" in lines(include_printed=True)
+    assert "left alone" not in lines()

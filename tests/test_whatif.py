@@ -46,12 +46,12 @@ def test_sweep_writes_table_and_plot_paired(capsys, tmp_path):
 def test_sweep_grid_of_two_params(capsys, tmp_path):
     out = tmp_path / "sw"
     code, text, err = cli(capsys, "sweep", "colosseum", "--field", "characters.terry.hp=17..18",
-                          "--field", "characters.elaine.hp=10,12", "--games", "2000", "--data", PINNED,
+                          "--field", "characters.gau.hp=13,15", "--games", "2000", "--data", PINNED,
                           "--dim", "character", "--workers", "1", "--out", out)
     assert code == 0, err
     rows = list(csv.DictReader((out / "sweep.csv").open()))
     assert len({r["point"] for r in rows}) == 4
-    assert (out / "sweep_characters.elaine.hp.png").exists() and (out / "sweep_characters.terry.hp.png").exists()
+    assert (out / "sweep_characters.gau.hp.png").exists() and (out / "sweep_characters.terry.hp.png").exists()
 
 
 # ----------------------------------------------------------------------------- autobalance

@@ -16,7 +16,11 @@ def _common(**fields):
         "name": Str(),
         "name_ja": Str(default=""),
         "provisional": Bool(default=False),
+        # the entry's fields (paths inside it: "hp", "tide_aura.effects.0.tide") whose values the rulebook prints
+        # for it, and those it prints only as an unattributed example given to this entry here: the tuners
+        # (autobalance, sweep) leave both alone unless --include-printed (balance.data.tunable_fields)
         "printed": List(Str(), default=[]),
+        "example": List(Str(), default=[]),
         "notes": Str(default=""),
     }
     base.update(fields)
