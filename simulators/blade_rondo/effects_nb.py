@@ -28,6 +28,7 @@ from simulators.blade_rondo.enums import (
     AU_ATK_DAY,
     AU_ATK_NIGHT,
     AU_DEF_DAY,
+    BOOK_NT,
     AU_DEF_NIGHT,
     AU_MAGIC,
     AU_PHYS,
@@ -125,6 +126,10 @@ from simulators.blade_rondo.enums import (
     R_RETAINER_DEF,
     R_SEAL_COUNTS,
     RULES_AT,
+    SEAL_ALWAYS,
+    SEAL_BOOK,
+    SETUP_AT,
+    SU_BOOK,
     S_ACTIVE,
     S_CTX_A,
     S_CTX_B,
@@ -544,6 +549,16 @@ def _set_effects_nb(m, g, seat, sign):
             m[b + O_SAURA + k] += sign * sub_nb(m, s, SB_AURA + k)
 
 
+@njit(b1(MP), cache=True)
+def seal_counts_nb(m):
+    """R5: does a card under a Seal keep its attached effect? NT 6.2 (Ver1.00): "Even in that case, the attached
+    effect is processed"; GG 6.2 (Ver1.01): "its effect is not resolved". ``rules.sealed_attachment_counts``: true
+    or false in every setup, "book" (the default) by the rulebook the setup is played by (``SU_BOOK``, written by
+    ``game.setup_book``: the Night Theater's for ``nt``, ``base``, ``blade_strom``, its First Battles and Maria)."""
+    r = m[RULES_AT + R_SEAL_COUNTS]
+    return r == SEAL_ALWAYS or (r == SEAL_BOOK and m[SETUP_AT + SU_BOOK] == BOOK_NT)
+
+
 @njit(void(MP, i8, i8), cache=True)
 def _leave_set_nb(m, g, z):
     """``leave_zone_nb`` for a card in a Set Area (``z`` Z_SET) or under a Seal (Z_UNDER)."""
@@ -557,17 +572,16 @@ def _leave_set_nb(m, g, z):
         if m[sl + L_STATUS] >= 0 and m[sl + L_STSEAT] != w and m[sl + L_STSEAT] >= 0:
             _set_effects_nb(m, g, m[sl + L_STSEAT], -1)
     elif z == Z_UNDER:
-        # a card under a Seal may still act (NT 6.2, rules.sealed_attachment_counts)
-        if m[sl + L_STSEAT] >= 0 and m[RULES_AT + R_SEAL_COUNTS]:
-            st = m[sl + L_STATUS]
-            if st >= 0:
-                b = SEAT0 + m[sl + L_STSEAT] * SEAT_W
-                m[b + O_ST + st] -= 1
-                m[b + O_NPHOS] -= status_nb(m, st, ST_PHOS)
-                m[b + O_NOGAIN] -= status_nb(m, st, ST_NOGAIN)
-                m[b + O_NTOS] -= 1 if status_nb(m, st, ST_TOS_N) > 0 else 0
-                for k in range(AURA_W):
-                    m[b + O_AURA + k] -= status_nb(m, st, ST_AURA + k)
+        # a card under a Seal that kept its status (R5, to_under_nb) stops counting
+        st = m[sl + L_STATUS]
+        if m[sl + L_STSEAT] >= 0 and st >= 0:
+            b = SEAT0 + m[sl + L_STSEAT] * SEAT_W
+            m[b + O_ST + st] -= 1
+            m[b + O_NPHOS] -= status_nb(m, st, ST_PHOS)
+            m[b + O_NOGAIN] -= status_nb(m, st, ST_NOGAIN)
+            m[b + O_NTOS] -= 1 if status_nb(m, st, ST_TOS_N) > 0 else 0
+            for k in range(AURA_W):
+                m[b + O_AURA + k] -= status_nb(m, st, ST_AURA + k)
 
 
 @njit(void(MP, i8), cache=True)
@@ -637,7 +651,7 @@ def to_set_nb(m, g, where, status, sub):
 @njit(void(MP, i8, i8), cache=True)
 def to_under_nb(m, g, host):
     """Put slot ``g`` under the Seal ``host`` (R4/R5): it leaves its place; a status it was keeps
-    counting only with rules.sealed_attachment_counts (NT 6.2, Ver1.00)."""
+    counting only where the setup's rulebook says so (R5, ``seal_counts_nb``)."""
     sl = SLOT0 + g * SLOT_W
     st = m[sl + L_STATUS]
     stseat = m[sl + L_STSEAT]
@@ -646,7 +660,7 @@ def to_under_nb(m, g, host):
     m[sl + L_HOST] = host
     m[sl + L_WHERE] = m[SLOT0 + host * SLOT_W + L_WHERE]
     m[sl + L_SUB] = -1
-    if st >= 0 and stseat >= 0 and m[RULES_AT + R_SEAL_COUNTS]:
+    if st >= 0 and stseat >= 0 and seal_counts_nb(m):
         b = SEAT0 + stseat * SEAT_W
         m[b + O_ST + st] += 1
         m[b + O_NPHOS] += status_nb(m, st, ST_PHOS)

@@ -102,6 +102,7 @@ DO_JUMP = 30  # compiled, not data: skip P_A rows (the end of a guard's then-blo
 # --- rules vector (rules.toml)
 R_START_LIFE, R_LIFE_CAP, R_PARAM_CAP, R_DAY_MAX, R_SECOND_ATK, R_RESP_COST, R_PROT_MIN = 0, 1, 2, 3, 4, 5, 6
 R_HAND, R_DEAL, R_MAX_TURNS, R_PHOS_CONSUMED, R_SEAL_COUNTS, R_RETAINER_DEF, R_BAN = 7, 8, 9, 10, 11, 12, 13
+SEAL_NEVER, SEAL_ALWAYS, SEAL_BOOK = 0, 1, 2  # R_SEAL_COUNTS: rules.sealed_attachment_counts false, true, "book"
 R_SEAL_ST = 14  # derived: the status a Seal becomes (the first status with seal = true), -1: none
 R_PREPS = 15  # derived (game.py), for the heuristics: the Response card numbers (type preparation; bit n: number n)
 R_WIDTH = 16
@@ -258,6 +259,8 @@ SU_LIST0 = 8  # POOL_MAX card ids
 SU_LIST1 = SU_LIST0 + POOL_MAX
 SU_SWAP = 4  # 1: the seats' deals exchanged (RunSpec.swap_seats: the drift gate's seat-swapped pairs)
 SU_SOLO = 5  # solo: 1 = the first test (Maria) / the Ideas given in SU_LIST1 (campaign)
+SU_BOOK = 6  # the rulebook the setup is played by (game.setup_book): BOOK_NT, BOOK_GG; 0 (unset) reads as GG
+BOOK_NT, BOOK_GG = 1, 2
 SETUP_W = SU_LIST1 + POOL_MAX
 # strategy hints per card id (derived from the data by game.py for the heuristics, never read by rules)
 HINTS_AT = SETUP_AT + SETUP_W

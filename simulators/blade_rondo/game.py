@@ -60,8 +60,9 @@ protection_min           int    1       smallest X for Protection (RULINGS T6)
 hand_size / deal         int    7 / 15  hand kept / cards dealt in the draft setups
 max_turns                int    60      simulator cap (both players' turns); timeout = draw
 phos_consumed            bool   true    a <Phosphorescence> is removed when used (D4)
-sealed_attachment_counts bool   false   a card under a Seal still acts (NT 6.2, Ver1.00);
-                                        false = GG 6.2 (Ver1.01)
+sealed_attachment_counts book   "book"  a card under a Seal still acts: true (NT 6.2, Ver1.00),
+                                        false (GG 6.2, Ver1.01), "book": the setup's
+                                        own rulebook's (``SETUP_BOOKS``; RULINGS R5)
 retainer_defence         bool   true    a subordinate's DEF may replace the player's
                                         Defence against Physical Attacks (GG Summon)
 ======================== ====== ======= ==============================================
@@ -114,6 +115,13 @@ SETUP_SPECS = {
     "gg_mixed": (E.SM_BAN, ("gg_mixed", "gg_mixed"),
                  "GG Mixed Play: each bans 5 of its 40 (No.01-20, 41-60), keeps 7 of the 35 handed over"),
 }
+# setup name -> the rulebook it is played by, where the books differ (RULINGS R5): the Night Theater book (Ver1.00)
+# for its own boxes, its Mixed Play (Blade Strom) and the base set it mixes with; the Grim Garden book (Ver1.01) for
+# its boxes and its own Mixed Play. ``custom``: by the hands (``setup_book``)
+SETUP_BOOKS = {"nt": E.BOOK_NT, "gg": E.BOOK_GG, "base": E.BOOK_NT, "blade_strom": E.BOOK_NT, "custom": None,
+               "nt_first_battle": E.BOOK_NT, "nt_first_battle_pick": E.BOOK_NT, "gg_first_battle": E.BOOK_GG,
+               "gg_first_battle_pick": E.BOOK_GG, "gg_mixed": E.BOOK_GG}
+GG_FIRST_NO = 41  # Grim Garden's swords are No.41-60
 SETUPS = {k: v[2] for k, v in SETUP_SPECS.items()}
 SETUP_NAMES = tuple(SETUP_SPECS)
 DEFAULT_SETUP = "nt"
@@ -508,7 +516,8 @@ def build_tables(data: GameData, extra=None) -> Tables:
     rules[E.R_BAN] = r["ban"]
     rules[E.R_MAX_TURNS] = r["max_turns"]
     rules[E.R_PHOS_CONSUMED] = int(r["phos_consumed"])
-    rules[E.R_SEAL_COUNTS] = int(r["sealed_attachment_counts"])
+    seal = r["sealed_attachment_counts"]
+    rules[E.R_SEAL_COUNTS] = E.SEAL_BOOK if seal == "book" else (E.SEAL_ALWAYS if seal else E.SEAL_NEVER)
     rules[E.R_RETAINER_DEF] = int(r["retainer_defence"])
     rules[E.R_SEAL_ST] = next((i for i, st in enumerate(f["statuses"].values()) if st["seal"]), -1)
     image[E.RULES_AT:E.RULES_AT + E.R_WIDTH] = rules
@@ -765,6 +774,7 @@ def setup_table(tables: Tables, settings: dict) -> np.ndarray:
         lists = (tables.boxes[boxes], [])
     else:
         lists = (tables.boxes[boxes[0]], tables.boxes[boxes[1]])
+    t[E.SU_BOOK] = setup_book(setup, lists)
     r = tables.data.files["rules"]
     need = {E.SM_DEAL: 2 * r["deal"], E.SM_SPLIT_RANDOM: r["hand_size"], E.SM_SPLIT_PICK: r["hand_size"],
             E.SM_BAN: r["ban"] + r["hand_size"], E.SM_FIXED: r["hand_size"]}[mode]
@@ -776,6 +786,16 @@ def setup_table(tables: Tables, settings: dict) -> np.ndarray:
         t[E.SU_N0 + i] = len(lst)
         t[at:at + len(lst)] = lst
     return t
+
+
+def setup_book(setup: str, lists=()) -> int:
+    """The rulebook a setup is played by (``SETUP_BOOKS``; RULINGS R5). Custom hands ("fight with your favorite
+    swords", in both books) follow the newest book whose swords they hold: the Grim Garden's if a hand holds one of
+    No.41-60, else the Night Theater's (its own cards and the base set's it mixes with)."""
+    book = SETUP_BOOKS[setup]
+    if book is None:
+        book = E.BOOK_GG if any(int(c) >= GG_FIRST_NO for lst in lists for c in lst) else E.BOOK_NT
+    return book
 
 
 def new_machine(tables: Tables, settings: dict | None = None, trace_rows: int = 0, script_rows: int = 0) -> np.ndarray:

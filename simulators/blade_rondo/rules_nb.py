@@ -318,7 +318,6 @@ from simulators.blade_rondo.enums import (
     R_PARAM_CAP,
     R_PROT_MIN,
     R_RESP_COST,
-    R_SEAL_COUNTS,
     R_SEAL_ST,
     R_SECOND_ATK,
     R_START_LIFE,
@@ -1337,8 +1336,8 @@ def _turn_open_nb(m, seat):
 @njit(i8(MP, i8, i8), cache=True)
 def _next_status_nb(m, seat, done):
     """The status attached by ``seat`` with start-of-turn effects that was attached first among those not in
-    ``done`` (a global-slot mask), a card under a Seal too with rules.sealed_attachment_counts; its frame is
-    set up (``FRAMES``). -1 when none is left."""
+    ``done`` (a global-slot mask), a card under a Seal too where it keeps its status (R5: ``effects_nb.to_under_nb``);
+    its frame is set up (``FRAMES``). -1 when none is left."""
     best = -1
     best_order = 1 << 60
     x = (1 << (2 * SLOTS)) - 1
@@ -1352,7 +1351,7 @@ def _next_status_nb(m, seat, done):
         z = m[sl + L_ZONE]
         if st < 0 or m[sl + L_STSEAT] != seat or m[STATUS_AT + st * ST_WIDTH + ST_TOS_N] == 0:
             continue
-        if z != Z_SET and not (z == Z_UNDER and m[RULES_AT + R_SEAL_COUNTS]):
+        if z != Z_SET and z != Z_UNDER:  # under a Seal it kept its status only where it counts (R5, to_under_nb)
             continue
         if m[sl + L_ORDER] < best_order:
             best = g

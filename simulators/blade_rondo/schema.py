@@ -132,6 +132,26 @@ class Cost:
         return 'integer 0..9 or "X"'
 
 
+@dataclass(frozen=True)
+class BookOr(Choice):
+    """A rule switch whose default follows the setup's rulebook: "book", or true/false to force one reading in every
+    setup (RULINGS R5). Files written before "book" existed (true or false) read as before. A Choice, so that the
+    data fuzzer draws it ("true"/"false" as text are read as the booleans)."""
+
+    choices: tuple[str, ...] = ("book", "true", "false")
+    default: Any = "book"
+
+    def check(self, v: Any, where: str):
+        if v == "book" or isinstance(v, bool):
+            return v
+        if v in ("true", "false"):
+            return v == "true"
+        raise DataError(f"{where}: expected \"book\", true or false, got {v!r}")
+
+    def describe(self) -> str:
+        return '"book", true or false'
+
+
 STEP_LIST = List(Step(), 0, 24, default=[])
 
 AURA = Record({k: Int(-9, 9, default=0) for k in (
@@ -216,7 +236,7 @@ RULES = Record({
     "ban": Int(0, 10, default=5),
     "max_turns": Int(2, 400, doc="simulator cap: a game still going after this many turns is a timeout"),
     "phos_consumed": Bool(default=True),
-    "sealed_attachment_counts": Bool(default=False),
+    "sealed_attachment_counts": BookOr(doc="R5: a card under a Seal keeps its attached effect (NT 6.2) or not (GG 6.2)"),
     "retainer_defence": Bool(default=True),
 })
 

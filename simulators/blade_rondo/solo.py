@@ -366,6 +366,7 @@ def setup_table(tables, settings: dict) -> np.ndarray:
     f = tables.data.files
     t = np.zeros(E.SETUP_W, np.int64)
     t[E.SU_FIRST] = 1 if mode == MARIA else 0
+    t[E.SU_BOOK] = E.BOOK_NT if mode == MARIA else E.BOOK_GG  # Maria: NT's solo play; the campaign: GG's (R5)
     if mode == MARIA:
         if setup not in MARIA_SETUPS:
             raise BalanceError(f"unknown setup {setup!r} for blade_rondo_maria; available: {', '.join(MARIA_SETUPS)}")

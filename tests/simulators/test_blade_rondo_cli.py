@@ -44,6 +44,7 @@ def one_line_error(code, err, *needles):
     (["--setup", "nope"], ["unknown setup 'nope'", "gg_mixed"]),
     (["--override", "base.dance_sword.effect.0.do=fly"], ["[dance_sword].effect[0].do", "'fly'", "physical_attack"]),
     (["--override", "base.dance_sword.cost=12"], ["[dance_sword].cost", "0..9"]),
+    (["--override", "rules.sealed_attachment_counts=1"], ["sealed_attachment_counts", '"book", true or false']),
 ])
 def test_bad_input_is_one_line_exit_2(capsys, tmp_path, args, needles):
     code, _, err = cli(capsys, "simulate", "blade_rondo", "--games", "5", "--out", tmp_path / "r", *args)

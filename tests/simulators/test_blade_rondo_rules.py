@@ -71,7 +71,9 @@ def test_nt_5_2_turn_player_decides_phosphorescence_first():
 
 
 @pytest.mark.parametrize("name, poisoned", [("nt_6_2_poison_under_agate_ver100.toml", True),
-                                             ("gg_6_2_poison_under_agate_ver101.toml", False)])
+                                             ("gg_6_2_poison_under_agate_ver101.toml", False),
+                                             ("nt_6_2_poison_under_agate_book.toml", True),
+                                             ("gg_6_2_poison_under_agate_book.toml", False)])
 def test_6_2_an_attached_card_under_the_agate(name, poisoned):
     rows = run(name)
     (p,) = plays(rows)
@@ -82,6 +84,40 @@ def test_6_2_an_attached_card_under_the_agate(name, poisoned):
     b_start = [r for r in rows if r["step"] == "turn_start" and r["seat"] == 2][0]
     life_before = seat(p, 2)["life"]
     assert seat(b_start, 2)["life"] == life_before - (1 if poisoned else 0)
+
+
+def test_6_2_each_setup_is_played_by_its_own_book():
+    """RULINGS R5: rules.sealed_attachment_counts = "book" (the packaged default) reads NT 6.2 in the Night Theater's
+    setups (its boxes, its Mixed Play Blade Strom, the base set it mixes with, its First Battles, Maria) and GG 6.2
+    in the Grim Garden's (its boxes, its Mixed Play, the campaign); custom hands by the newest book of their swords."""
+    from simulators.blade_rondo import enums as E
+    from simulators.blade_rondo.game import SETUP_BOOKS, SETUP_SPECS, setup_book
+
+    assert set(SETUP_BOOKS) == set(SETUP_SPECS)
+    nt = {s for s in SETUP_SPECS if setup_book(s, ([1, 21], [2])) == E.BOOK_NT}
+    assert nt == {"nt", "base", "blade_strom", "nt_first_battle", "nt_first_battle_pick", "custom"}
+    assert setup_book("custom", ([1, 2], [21, 41])) == E.BOOK_GG
+    assert RAW["rules"]["sealed_attachment_counts"] == "book"
+
+
+def _records(setup, override, games=3000, strategies=("random", "random")):
+    from balance.runs import Prepared, RunSpec
+
+    opts = {"hand1": "封厄のアゲート,お気の毒の刃,斬撃剣,舞踏剣,闇黒剣,絶対剣,徴税剣"} if setup == "custom" else {}
+    ov = [f"rules.sealed_attachment_counts={override}"] if override is not None else []
+    return Prepared(RunSpec(game="blade_rondo", games=games, setup=setup, seed=3, strategies=list(strategies),
+                            overrides=ov, options=opts).normalised()).chunk(0, games)
+
+
+@pytest.mark.parametrize("setup, book", [("base", "true"), ("blade_strom", "true"), ("gg_mixed", "false"),
+                                         ("custom", "false")])
+def test_6_2_simulated_games_follow_the_setups_book(setup, book):
+    """The packaged default plays every game as the forced reading of the setup's book does, and the other reading
+    changes some games (a Sealed Agate over an attached card comes up in these setups)."""
+    default = _records(setup, None)
+    assert default.tobytes() == _records(setup, book).tobytes()
+    other = _records(setup, "false" if book == "true" else "true")
+    assert (default != other).sum() > 0
 
 
 def test_nt_6_3_a_card_under_the_agate_cannot_be_reused():
