@@ -1252,7 +1252,10 @@ def use_card_nb(m, seat, ls):
 @njit(void(MP, i8), cache=True)
 def coin_exchange_nb(m, seat):
     """The gold-coin exchange at turn start (U6), not an action: hand cards to place (their coins
-    fitting the Set Area's), then Set Area coin cards to return until they cover them."""
+    fitting the Set Area's), then Set Area coin cards to return until they cover them. GG Gold Coin: "exchange any
+    number of Gold Coin icons in your Set Area with the same number or fewer of Gold Coin icons in your hand": fewer
+    includes none, so with nothing placed the seat may still return coin cards (U6a); returning none then is the
+    same as declining the exchange."""
     sb = SEAT0 + seat * SEAT_W
     total = m[sb + O_COINS]
     if total <= 0 or m[S_COIN_DONE]:
@@ -1277,9 +1280,7 @@ def coin_exchange_nb(m, seat):
             break
         placed |= 1 << ch
         budget -= card_nb(m, m[SLOT0 + (seat * SLOTS + ch) * SLOT_W + L_CARD], C_COINS)
-    if placed == 0:
-        return
-    need = total - budget
+    need = total - budget  # 0 with nothing placed: any return, or none (U6a)
     got = 0
     taken = 0
     while True:

@@ -278,6 +278,43 @@ def test_gold_coin_exchange_at_turn_start(tmp_path):
     assert events(start, "Scream performs Rend") and events(start, f"attack {RAW['subordinates']['scream']['attack']}")
 
 
+def test_gold_coin_exchange_fewer_includes_none():
+    """RULINGS U6a: with nothing placed the seat may still return coin cards ("the same number or fewer"); returning
+    none is declining."""
+    rows = run("gg_gold_coin_fewer_includes_none.toml")
+    start, again = [r for r in rows if r["step"] == "turn_start" and r["seat"] == 1]
+    a = seat(start, 1)
+    assert card("rousing_march")["gold_coins"] == 1
+    assert a["set_area"] == [] and "Rousing March" in a["hand"] and a["cost_left"] == a["voltage"]
+    assert events(start, "Rousing March") and not events(start, "places")
+    (p,) = plays(rows)
+    assert [e.get("subordinate") for e in seat(p, 1)["set_area"]] == ["March Drummer"]
+    assert seat(p, 1)["cost_left"] == a["voltage"] - card("rousing_march")["cost"]
+    # the next turn: nothing answered, so nothing placed and nothing returned
+    assert [e.get("subordinate") for e in seat(again, 1)["set_area"]] == ["March Drummer"]
+    assert "Rousing March" not in seat(again, 1)["hand"]
+
+
+def test_gold_coin_return_without_placing_is_offered():
+    """The same decision in simulated games: a seat with a coin card in its Set Area and nothing placed is asked to
+    return, and the random strategy sometimes does: turn starts with a return and no card placed occur."""
+    from balance.runs import Prepared, RunSpec
+    from simulators.blade_rondo.game import replay
+
+    prep = Prepared(RunSpec(game="blade_rondo", games=1, setup="gg", seed=2).normalised())
+    only_returns = 0
+    for g in range(40):
+        d, strategies, params, _ = prep.game_args(g)
+        turn: list[str] = []
+        for line in replay(prep.tables, prep.settings, prep.key, d, strategies, params) + ["Turn end"]:
+            if line.startswith("Turn "):
+                returned = any("to the hand (gold coins)" in t for t in turn)
+                only_returns += returned and not any("into the Set Area (gold coins)" in t for t in turn)
+                turn = []
+            turn.append(line)
+    assert only_returns > 0
+
+
 def test_turn_cap_is_a_timeout(tmp_path):
     from balance.runs import Prepared, RunSpec
 
