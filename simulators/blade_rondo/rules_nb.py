@@ -622,7 +622,7 @@ def _other_step_nb(m, seat, fr, row, self_g):
     elif op == DO_NEG_UNLESS_PAY:  # R3: the acting player decides
         actor = m[fr + F_SEAT]
         pay = 0
-        if remaining_nb(m, actor) >= b and not (actor == 1 and m[M_SOLO] != 0):  # Maria/an Idea has no cost
+        if remaining_nb(m, actor) >= b and not (actor == 1 and m[M_SOLO] != 0):  # Maria, an Idea never pay (M11)
             context_nb(m, op, m[SLOT0 + self_g * SLOT_W + L_CARD] if self_g >= 0 else -1, b, 0, seat)
             pay = decide_nb(m, PH_PAY, actor, 3)
         if pay == 1:

@@ -244,6 +244,9 @@ def test_caps_permanent_changes_stop_at_9_temporary_ones_exceed(tmp_path):
 
 
 def test_end_of_turn_limited_discarded_swords_back_face_down_returns(tmp_path):
+    """T4/T5. NT Response (Z): "This card does not return to your hand at the end of your own turn, and does not become
+    a discard either. ... A card that remained face down without being processed until the end of the opponent's
+    turn returns to your hand." (GG's "is returned to your hand at end of your turn" is read as a slip: RULINGS T4.)"""
     hands = [["お気の毒の刃", "斬撃剣", "霧紡ぎのパール", "闇黒剣", "絶対剣", "イグノコスモス", "ガウラミアズマ"],
              ["月光のルチル", "斬撃剣", "舞踏剣", "闇黒剣", "絶対剣", "イグノコスモス", "ガウラミアズマ"]]
     rows = scenario_text(tmp_path, '[start]\nvoltage = [6, 0]\n\n[[turn]]\nseat = 1\n'

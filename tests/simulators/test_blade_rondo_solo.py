@@ -132,6 +132,19 @@ def test_silent_crystal_solo_text_negates_only_the_card_at_the_end_of_the_list()
     assert "Silent Crystal" in you(t)["discard"]
 
 
+def test_maria_never_pays_to_keep_an_action():
+    """RULINGS M11: a pay-or-be-negated answer (Mist-Spinning Pearl in a maria_custom hand) negates Maria's action: she
+    has no cost to pay from, even with Voltage left."""
+    rows = run("maria_pearl_never_paid.toml")
+    (t,) = steps(rows, "opponent_turn")
+    assert RAW["base"]["mist_spinning_pearl"]["effect"] == [{"do": "negate_unless_pay", "amount": 1}]
+    assert opp(t)["voltage"] >= 1  # a player would have the 1 cost
+    assert ev(t, "P1 responds with Mist-Spinning Pearl") and ev(t, "does not pay")
+    assert not ev(t, "so that it is not negated")
+    assert you(t)["life"] == 15 - opp(t)["attack"]  # one hit (the Night Dream Sword drawn): Rose Thorn's negated
+    assert "Mist-Spinning Pearl" in you(t)["discard"]
+
+
 def test_silent_crystal_text_changes_only_in_maria_mode():
     from simulators.blade_rondo import game as G
     from simulators.blade_rondo import solo
