@@ -12,5 +12,6 @@ register_strategy("colosseum", "reader", reader_nb,
                   "predicts the opponent's card from its play history, then plays the best reply",
                   params=(1.0, 2.0, 20.0), param_names=READER_KNOBS)
 register_strategy("colosseum", "nash", nash_nb,
-                  "plays the equilibrium mix of each round's 9x9 zero-sum game (regret matching+)",
-                  params=(200.0, 20.0), param_names=NASH_KNOBS)
+                  "plays the equilibrium mix of each round's 9x9 zero-sum game (regret matching+); holding a "
+                  "standoff (last round's pair again, changing nothing) costs it 'stall'",
+                  params=(200.0, 20.0, 50.0), param_names=NASH_KNOBS)

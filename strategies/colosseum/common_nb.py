@@ -139,9 +139,10 @@ def _swing_nb(dealt, taken, my_hp, op_hp, ko_bonus):
 
 
 @njit(cache=True, inline='always')
-def _cell_general_nb(m, i, j, ko_bonus):
+def _cell_general_nb(m, i, j, ko_bonus, stall):
     """``M[i, j]`` for any pair, following the estimate step by step (used for the Overdrive
-    row and column; the other pairs take the shortcut in ``payoff_cell_nb``)."""
+    row and column; the other pairs take the shortcut in ``payoff_cell_nb``); ``stall``: see
+    ``payoff_cell_nb``."""
     s = STRAT_SCRATCH_AT
     ki = m[s + _K + i]
     kj = m[s + _K + N_SLOTS + j]
@@ -179,11 +180,13 @@ def _cell_general_nb(m, i, j, ko_bonus):
             dealt += m[s + _MY_ODV]
         if ex_j:
             taken += m[s + _OPP_ODV + oo]
+        hit = ex_i or ex_j  # an exerted Overdrive changes the table even when the estimate sees no damage
         if not (ex_i or ex_j):
             ri = m[s + _R + i]
             rj = m[s + _R + N_SLOTS + j]
             vi = ki <= INT and (ri >> nd) & 1 == 1
             vj = kj <= INT and (rj >> nd) & 1 == 1
+            hit = vi != vj or (vi and vj and ki != kj)
             if vi and vj:
                 if ki == kj:
                     xi = m[s + _X + i]
@@ -206,12 +209,21 @@ def _cell_general_nb(m, i, j, ko_bonus):
                 if dj >= 0 and ki <= INT and not vi and (ri >> d0) & 1 == 1:
                     taken += m[s + _OP_MOVE_AB]
         total += _swing_nb(dealt, taken, my_hp, op_hp, ko_bonus)
+        if stall != 0.0 and nd == d0 and not hit and dealt == 0 and taken == 0:
+            total -= stall
     return total / (o_hi - o_lo)
 
 
 @njit(cache=True, inline='always')
-def payoff_cell_nb(m, i, j, ko_bonus):
+def payoff_cell_nb(m, i, j, ko_bonus, stall):
     """``M[i, j]`` from the prepared scratch (``prepare_payoff_nb``); ``m`` is the machine pointer.
+
+    ``stall`` is subtracted when the pair *stalls*: it leaves the table as it was (no damage, no Hit, no
+    Overdrive exerted, the distance unchanged: two equal cards of one attribute, both out of range, the same
+    Overdrive on both sides, a move that cannot happen). Such a round achieves nothing, and a state it leaves
+    unchanged asks the same question again. Every matrix is filled with 0.0 (subtracting nothing: greedy's and
+    reader's cells bit for bit as they were); nash charges its knob to last round's pair alone
+    (``standoff_payoff_matrix_nb``).
 
     Pairs without an Overdrive (most of them) take a branch-free shortcut with the same
     arithmetic as ``_cell_general_nb``: one matchup, no average."""
@@ -219,7 +231,7 @@ def payoff_cell_nb(m, i, j, ko_bonus):
     ki = m[s + _K + i]
     kj = m[s + _K + N_SLOTS + j]
     if ki == OD or kj == OD:
-        return _cell_general_nb(m, i, j, ko_bonus)
+        return _cell_general_nb(m, i, j, ko_bonus, stall)
     di = m[s + _D + i]
     dj = m[s + _D + N_SLOTS + j]
     d0 = m[s + _D0]
@@ -251,7 +263,10 @@ def payoff_cell_nb(m, i, j, ko_bonus):
             dealt += m[s + _MY_MOVE_AB]
         if dj >= 0 and ai & (1 - vi) & (ri >> d0) & 1:
             taken += m[s + _OP_MOVE_AB]
-    return _swing_nb(dealt, taken, m[s + _MY_HP], m[s + _OP_HP], ko_bonus)
+    v = _swing_nb(dealt, taken, m[s + _MY_HP], m[s + _OP_HP], ko_bonus)
+    if stall != 0.0 and nd == d0 and (vi ^ vj) == 0 and (both == 0 or ki == kj) and dealt == 0 and taken == 0:
+        v -= stall
+    return v
 
 
 # ----------------------------------------------------------------------------- exact integer fast path
@@ -281,14 +296,26 @@ def _fill_payoff_nb(m, seat, ko_bonus, M):
     prepare_payoff_nb(m, seat)
     for i in range(N_SLOTS):
         for j in range(N_SLOTS):
-            M[i, j] = payoff_cell_nb(m, i, j, ko_bonus)
+            M[i, j] = payoff_cell_nb(m, i, j, ko_bonus, 0.0)
 
 
 @njit(cache=True)
 def payoff_matrix_nb(m, seat, ko_bonus, M, sc):
     """Fill ``M`` (float64[9, 9], C order) for ``seat``; ``m`` is the machine (array or
-    pointer). ``sc`` is unused (the scratch lives in the machine)."""
+    pointer). ``sc`` is unused (the scratch lives in the machine). No stall charge."""
     _fill_payoff_nb(as_machine_nb(m), seat, ko_bonus, M)
+
+
+@njit(cache=True)
+def standoff_payoff_matrix_nb(m, seat, ko_bonus, stall, M):
+    """``payoff_matrix_nb``, then ``stall`` charged to the cell of last round's pair of cards if that pair would
+    stall again (``payoff_cell_nb``): nash's matrix. ``m``: the machine (array or pointer)."""
+    p = as_machine_nb(m)
+    _fill_payoff_nb(p, seat, ko_bonus, M)
+    i = p[SEAT0 + seat * SEAT_W + O_LAST]
+    j = p[SEAT0 + (1 - seat) * SEAT_W + O_LAST]
+    if stall != 0.0 and i >= 0 and j >= 0:
+        M[i, j] = payoff_cell_nb(p, i, j, ko_bonus, stall)  # the scratch is still this seat's
 
 
 @njit(cache=True, inline='always')
@@ -665,7 +692,7 @@ def _best_reply_nb(m, seat, mask, omask, predict, prior, repeat_weight, ko_bonus
                         w = prior + m[ob + O_HIST + j]
                         if j == last:
                             w += repeat_weight
-                    tot += w * payoff_cell_nb(m, i, j, ko_bonus)
+                    tot += w * payoff_cell_nb(m, i, j, ko_bonus, 0.0)
             best, n_best, pick = argmax_step_nb(m, i, tot if predict else tot / n, best, n_best, pick)
     return pick
 
