@@ -170,6 +170,12 @@ class Duel:
                         self.m[self.b(p) + slot] = int(vals[p])
         self._since = int(self.m[E.M_TRACE_N])
         self.last_events: list[tuple] = []
+        # a free mover's destination (R8), named as in scenarios: play("advance:middle", ...)
+        from simulators.colosseum.game import scripted_nb
+        from simulators.colosseum.rules_nb import install_strategies_nb
+
+        self.moves = np.full((2, 1), -1.0)
+        install_strategies_nb(self.m, (scripted_nb, scripted_nb), self.moves)
 
     @staticmethod
     def b(p: int) -> int:
@@ -179,10 +185,15 @@ class Duel:
         return -1 if key is None else self.t.card_keys.index(key)
 
     def play(self, k0, k1) -> list[tuple]:
-        """One Battle Phase; returns the events it wrote as (round, seat, code, a, b, c) tuples."""
+        """One Battle Phase; returns the events it wrote as (round, seat, code, a, b, c) tuples. A free mover's
+        card names its destination when it has a choice (``"retreat:long"``; R8), else the game ends illegal."""
         from simulators.colosseum.rules_nb import resolve_round_nb
 
         assert not self.done, "the game is already over"
+        for p, k in enumerate((k0, k1)):
+            where = (k or "").partition(":")[2]
+            self.moves[p, 0] = DISTS.index(where.upper()) if where else -1
+        k0, k1 = (None if k is None else k.partition(":")[0] for k in (k0, k1))
         c0, c1 = self.card(k0), self.card(k1)
         for p, c in enumerate((c0, c1)):
             if c >= 0:

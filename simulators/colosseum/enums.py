@@ -31,8 +31,10 @@ OD_SLOT = 8
 HAND_SIZE = 9
 FULL_HAND = (1 << HAND_SIZE) - 1
 
-# --- strategy phases (one strategy signature serves all three decisions)
-PHASE_CHARACTER, PHASE_OVERDRIVE, PHASE_PLAY = 0, 1, 2
+# --- strategy phases (one strategy signature serves every decision). PHASE_MOVE: a free mover's MOVE card (R8,
+# a TIDE AURA with ``free_move``: "she can change the distance freely") with more than one destination in its
+# direction; ``mask`` bit d = distance d (SHORT 0, MIDDLE 1, LONG 2); the revealed cards are in ``O_PLAYED``
+PHASE_CHARACTER, PHASE_OVERDRIVE, PHASE_PLAY, PHASE_MOVE = 0, 1, 2, 3
 
 # --- setups
 SETUP_RANDOM, SETUP_DRAFT, SETUP_FREE = 0, 1, 2
@@ -126,6 +128,7 @@ FORBID_HAND, FORBID_OD, FORBID_CHAR = 0, 16, 32
 STATE0 = 16
 S_ROUND, S_DIST, S_DICE, S_SEALED_DIST = 16, 17, 18, 21  # S_DICE..S_DICE+2
 S_DONE, S_WINNER, S_END, S_FIRST_PICK, S_ILLEGAL_SEAT = 22, 23, 24, 25, 26
+S_ASK_SEAT2_FIRST = 27  # 1 when the deal's order asks seat 2 first (swapped deals, ``setup_game_nb``)
 SEAT0 = 28
 O_HP, O_MAXHP, O_CHAR, O_OD, O_OD_COUNT, O_OD_REVEALED = 0, 1, 2, 3, 4, 5
 O_HAND, O_SEALED, O_TA, O_PLAYED, O_LAST = 6, 7, 8, 9, 10
@@ -169,7 +172,7 @@ CTAB_MAX_FACES = 11  # no tables when a die has more faces (faces**3 * 4 bits pe
 EV_PLAY, EV_MOVE, EV_MOVE_NOTHING, EV_OD_READY, EV_OD_FAIL, EV_OD_EXERT = 1, 2, 3, 4, 5, 6
 EV_OD_NULLIFIED, EV_OD_SAME, EV_HIT, EV_DRAW, EV_DAMAGE, EV_DIE = 7, 8, 9, 10, 11, 12
 EV_SEAL, EV_SEAL_DIST, EV_ABILITY, EV_TA, EV_KO, EV_ROUND_END = 13, 14, 15, 16, 17, 18
-EV_HEAL, EV_DIST, EV_MISS, EV_ILLEGAL, EV_SETUP = 19, 20, 21, 22, 23
+EV_HEAL, EV_DIST, EV_MISS, EV_ILLEGAL, EV_SETUP, EV_START = 19, 20, 21, 22, 23, 24
 TRACE_W = 6
 # damage sources (EV_DAMAGE's c)
 SRC_HIT, SRC_DRAW, SRC_OD, SRC_ABILITY, SRC_TA = 0, 1, 2, 3, 4

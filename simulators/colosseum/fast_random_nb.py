@@ -15,7 +15,8 @@ What this file writes again, and nowhere else in the kernels:
   seat's answer is always legal, so there is no illegal-answer check;
 - the random deal of ``rules_nb.setup_game_nb`` for two random seats with nothing pinned and no swap (no
   mirror: the second character drawn from the others; then each seat's Overdrive, as ``ask_nb`` draws them);
-- the built-in random strategy's draw (``rng_nb.rand_bit_nb`` with the stream in locals).
+- the built-in random strategy's draw (``rng_nb.rand_bit_nb`` with the stream in locals; a free mover's choice of
+  destination, R8, is drawn by ``rules_nb.free_move_nb`` on the machine's stream, synchronised around the round).
 ``tests/simulators/test_colosseum_fast_round.py`` plays every setup, pinned matchups, swapped deals, restricted
 play and every switchable ruling of ``data/rules.toml`` both ways and compares the records and the machine.
 """
@@ -70,6 +71,7 @@ def random_game_nb(m, sw):
     s2 = np.uint64(m[M_RNG + 2])
     s3 = np.uint64(m[M_RNG + 3])
     max_rounds = m[RULES_AT + R_MAX_ROUNDS]
+    free = g[4] | g[5]  # a character with free movement (R8) in the game
     c0 = -1
     c1 = -1
     ko = 0
@@ -83,7 +85,17 @@ def random_game_nb(m, sw):
         else:
             c0, s0, s1, s2, s3 = draw_local_nb(a0, s0, s1, s2, s3)
             c1, s0, s1, s2, s3 = draw_local_nb(a1, s0, s1, s2, s3)
+        if free:  # a free mover (R8) may be asked where it moves: that draw is made on the machine's stream
+            m[M_RNG] = np.int64(s0)
+            m[M_RNG + 1] = np.int64(s1)
+            m[M_RNG + 2] = np.int64(s2)
+            m[M_RNG + 3] = np.int64(s3)
         st, ko = round_nb(m, c0, c1, st, g, False)
+        if free:
+            s0 = np.uint64(m[M_RNG])
+            s1 = np.uint64(m[M_RNG + 1])
+            s2 = np.uint64(m[M_RNG + 2])
+            s3 = np.uint64(m[M_RNG + 3])
         if ko:
             break
     store_state_nb(m, st, c0, c1, ko)

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from numba import njit
 
 from balance.data import GameData, index_of, load_game_data
 from balance.errors import BalanceError, DataError
@@ -463,7 +464,10 @@ def describe_events(tables: Tables, m: np.ndarray, names=("P1", "P2"), since: in
         elif code == E.EV_ILLEGAL:
             txt = f"{who} made an illegal choice ({a})"
         elif code == E.EV_ROUND_END:
-            continue
+            txt = f"end of round: HP {a} : {b} at {dist[c]}"
+        elif code == E.EV_START:
+            txt = (f"start: distance {dist[a]}, dice " +
+                   ", ".join(f"{die[i]} {(b >> (16 - 8 * i)) & 0xFF}" for i in range(3)))
         else:
             txt = f"event {code} {a} {b} {c}"
         out.append((rnd, txt))
@@ -494,6 +498,13 @@ def snapshot(tables: Tables, s: np.ndarray) -> dict:
     }
 
 
+@njit(cache=True)
+def scripted_nb(phase, m, seat, mask, params):
+    """A scenario's seat: its only question is a free mover's destination (PHASE_MOVE), answered with the
+    distance its round names (``params[0]``; -1, none named: an illegal answer, which the scenario reports)."""
+    return int(params[0])
+
+
 def run_scenario(path: Path) -> list[dict]:
     """Play a scripted game from a TOML file; return one state dict per round (JSON lines).
 
@@ -501,10 +512,11 @@ def run_scenario(path: Path) -> list[dict]:
     optional ``[start]`` (``distance``, ``dice = {STR = .., ...}``, ``hp = [.., ..]``,
     ``od_count = [.., ..]``, ``tide_aura = [.., ..]``), optional ``data`` (a folder, relative to the
     file) and ``overrides`` (list of ``KEY=VALUE``), and ``rounds = [["thrust", "advance"], ...]``
-    (card keys per seat; ``"overdrive"`` plays the Overdrive). Rounds run through the same
-    ``resolve_round_nb`` kernel as every simulated game.
+    (card keys per seat; ``"overdrive"`` plays the Overdrive; a free mover's MOVE names where it goes when it
+    has a choice, R8: ``"advance:middle"``). The TIDE AURAs follow the ``[start]`` position (R8), unless
+    ``tide_aura`` is listed. Rounds run through the same ``resolve_round_nb`` kernel as every simulated game.
     """
-    from simulators.colosseum.rules_nb import resolve_round_nb, setup_fixed_nb
+    from simulators.colosseum.rules_nb import install_strategies_nb, resolve_round_nb, scenario_start_nb, setup_fixed_nb
 
     path = Path(path)
     try:
@@ -536,12 +548,17 @@ def run_scenario(path: Path) -> list[dict]:
             raise BalanceError(f"{path}: start.dice.{d} = {v!r}; allowed STR/DEX/INT = 1..6")
         s[E.S_DICE + DIES.index(d)] = v
     for name, slot in (("hp", E.O_HP), ("od_count", E.O_OD_COUNT), ("tide_aura", E.O_TA)):
+        if name == "tide_aura":  # the auras the starting position turns on (R8); a listed value overrides them
+            scenario_start_nb(s)
         if name in st:
             vals = st[name]
             if not isinstance(vals, list) or len(vals) != 2:
                 raise BalanceError(f"{path}: start.{name} needs two values (seat 1, seat 2)")
             for p in range(2):
                 s[E.SEAT0 + p * E.SEAT_W + slot] = int(vals[p])
+    # each seat answers a free mover's choice (R8, PHASE_MOVE) with the distance its round names ("advance:middle")
+    moves = np.full((2, 1), -1.0)
+    install_strategies_nb(s, (scripted_nb, scripted_nb), moves)
 
     rows = [dict(snapshot(tables, s), events=[t for _, t in describe_events(tables, s)])]
     for i, pair in enumerate(doc["rounds"]):
@@ -550,7 +567,14 @@ def run_scenario(path: Path) -> list[dict]:
         if not isinstance(pair, list) or len(pair) != 2:
             raise BalanceError(f"{path}: round {i + 1}: expected two card names, got {pair!r}")
         cs = []
-        for p, key in enumerate(pair):
+        for p, entry in enumerate(pair):
+            key, _, where = str(entry).partition(":")
+            moves[p, 0] = -1.0
+            if where:
+                if where.upper() not in _DIST:
+                    raise BalanceError(f"{path}: round {i + 1}: seat {p + 1}'s {entry!r}: the destination after ':' "
+                                       f"is one of {', '.join(d.lower() for d in DISTANCES)}")
+                moves[p, 0] = _DIST[where.upper()]
             if key not in tables.card_keys:
                 raise BalanceError(f"{path}: round {i + 1}: seat {p + 1} plays unknown card {key!r}; "
                                    f"cards: {', '.join(tables.card_keys)}")
@@ -562,6 +586,10 @@ def run_scenario(path: Path) -> list[dict]:
             cs.append(c)
         since = int(s[E.M_TRACE_N])
         resolve_round_nb(s, cs[0], cs[1])
+        if s[E.S_END] == E.END_ILLEGAL:
+            p = int(s[E.S_ILLEGAL_SEAT])
+            raise BalanceError(f"{path}: round {i + 1}: seat {p + 1} moves freely (TIDE AURA, R8) and may go to "
+                               f"more than one distance: name it, e.g. {pair[p].partition(':')[0]}:middle")
         row = snapshot(tables, s)
         row["round"] = i + 1
         row["cards"] = list(pair)

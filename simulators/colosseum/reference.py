@@ -260,16 +260,15 @@ class Reference:
     # ------------------------------------------------------------------ moves (Process 1)
     def move_destination(self, seat: int, slot: int, d0: int) -> int:
         """Where a MOVE card goes from ``d0``; -1 when there is no such distance or it is sealed (Q5).
-        With a free-moving TIDE AURA the move goes as far as it can in its direction."""
+        With a free-moving TIDE AURA ("she can change the distance freely", R8) the mover chooses among the open
+        distances in the card's direction (the random strategy: one draw, only when there are several)."""
         p = self.players[seat]
         step = self.skills[slot]["move"]
         if p.aura and self.chars[p.char]["tide_aura"]["free_move"]:
-            # farthest first: toward SHORT for a move closer, toward LONG for a move away
-            order = range(SHORT, d0) if step < 0 else range(LONG, d0, -1)
-            for d in order:
-                if d not in self.sealed_dists:
-                    return d
-            return -1
+            options = [d for d in range(SHORT, LONG + 1) if (d - d0) * step > 0 and d not in self.sealed_dists]
+            if not options:
+                return -1
+            return options[0] if len(options) == 1 else self.rng.bit(sum(1 << d for d in options))
         d = d0 + step
         if d < SHORT or d > LONG or d in self.sealed_dists:
             return -1
@@ -465,7 +464,7 @@ class Reference:
         of the record's columns (``enums.record_dt`` names)."""
         if setup not in SETUPS:
             raise ValueError(f"unknown setup {setup!r}")
-        rng = Stream(key, game)
+        rng = self.rng = Stream(key, game)
         self.players = [Player(), Player()]
         self.dice = {d: 0 for d in DICE}
         self.dist = DISTANCES.index(self.rules["start_distance"])

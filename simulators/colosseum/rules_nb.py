@@ -40,20 +40,20 @@ from simulators.colosseum.enums import (
     CH_TA_COND_N, CH_TA_EFF, CH_TA_EFF_N, CH_TA_FREE_MOVE, CH_TA_LATE, CH_WIDTH, C_DICE_BY, C_DICE_DIE, C_MOVE, C_TIDE,
     C_TIDE_DIE, C_WIDTH, END_DOUBLE_KO, END_ILLEGAL, END_KO, END_TIMEOUT, EV_ABILITY, EV_DAMAGE, EV_DIST, EV_DRAW,
     EV_HIT, EV_ILLEGAL, EV_KO, EV_MISS, EV_MOVE, EV_MOVE_NOTHING, EV_OD_EXERT, EV_OD_FAIL, EV_OD_NULLIFIED,
-    EV_OD_READY, EV_OD_SAME, EV_PLAY, EV_ROUND_END, EV_SETUP, EV_TA, FIRST_BITS, FORBID_CHAR, FORBID_HAND, FORBID_OD,
+    EV_OD_READY, EV_OD_SAME, EV_PLAY, EV_ROUND_END, EV_SETUP, EV_START, EV_TA, FIRST_BITS, FORBID_CHAR, FORBID_HAND, FORBID_OD,
     FULL_HAND, INT, KIND_AT, MOVE, M_DICE_LO, M_DICE_W, M_FORBID, M_INLINE_RANDOM, M_N_CHARS, M_N_ODS, M_RNG,
     N_DIST, N_SKILLS, N_STAGES, OD, OD_COMMON, OD_COMMON_N, OD_PRIORITY, OD_SLOT, OD_STAGE_COND,
     OD_STAGE_EFF, OD_TAB_AT, OD_WIDTH, ODS_AT, O_CHAR, O_DMG, O_HAND, O_HIST, O_HITS, O_HP, O_LAST, O_MAXHP, O_OD,
     O_OD_COUNT, O_OD_FAILS, O_OD_REVEALED, O_PLAYED, O_SEALED, O_TA, O_TA_ROUNDS, O_USED, PHASE_CHARACTER,
-    PHASE_OVERDRIVE, PHASE_PLAY, record_dt, RULES_AT, R_BOTH_MOVES, R_CARDS_RETURN, R_DIE_MAX, R_DIE_MIN, R_DIE_START,
+    PHASE_MOVE, PHASE_OVERDRIVE, PHASE_PLAY, record_dt, RULES_AT, R_BOTH_MOVES, R_CARDS_RETURN, R_DIE_MAX, R_DIE_MIN, R_DIE_START,
     R_MAX_ROUNDS, R_MOVE_HIT_VS_OD, R_START_DIST, R_TA_AT_START, SEAT0, SEAT_W, SETUP_DRAFT, SETUP_FREE, SLOT_BASE,
     SLOT_RANGE, SLOT_TAB_AT, SLOT_W, SRC_ABILITY, SRC_DRAW, SRC_HIT, SRC_OD, SRC_TA, STATE0, STATE_END,
-    S_DICE, S_DIST, S_DONE, S_END, S_FIRST_PICK, S_FIRST_ROUNDS, S_ILLEGAL_SEAT, S_ROUND, S_SEALED_DIST, S_WINNER,
+    S_ASK_SEAT2_FIRST, S_DICE, S_DIST, S_DONE, S_END, S_FIRST_PICK, S_FIRST_ROUNDS, S_ILLEGAL_SEAT, S_ROUND, S_SEALED_DIST, S_WINNER,
     TA_TAB_AT,
 )
 from simulators.common.memory_nb import MACHINE_PTR, as_machine_nb
 from simulators.common.rng_nb import rand_below_nb, rand_bit_nb
-from simulators.common.seats_nb import block_words, call_nb, install_nb
+from simulators.common.seats_nb import block_words, call_nb, install_nb, strategy_address_nb
 from simulators.common.strategy import STRATEGY_SIG, STRATEGY_T  # noqa: F401 (re-exported)
 
 MP = MACHINE_PTR  # the machine inside the kernels (``memory_nb.as_machine_nb``)
@@ -100,21 +100,35 @@ def step_destination_nb(step, d0, sealed):
 
 
 @njit(i8(i8, i8, i8), cache=True)
+def free_destinations_nb(step, d0, sealed):
+    """R8 (free movement, a TIDE AURA's passive part: "she can change the distance freely while TA is active"):
+    the distances a free mover's MOVE of ``step`` may take the duel to from ``d0``, as a mask (bit d: distance
+    d): every open distance in the card's direction (0: none, the move does nothing, Q5). The mover chooses
+    among them (``free_move_nb``)."""
+    r = 0
+    for d in range(N_DIST):
+        if ((d - d0) * step > 0) & open_distance_nb(d, sealed):
+            r |= 1 << d
+    return r
+
+
+@njit(i8(i8, i8, i8), cache=True)
 def free_destination_nb(step, d0, sealed):
-    """R8 (free movement, a TIDE AURA's passive part): a free mover's MOVE of ``step`` goes from ``d0`` as far as
-    the range cards allow in the card's direction (-1: nowhere, Q5)."""
+    """The farthest of ``free_destinations_nb`` (-1: none): the strategies' model of a free move (their payoff
+    tables assume the mover goes as far as it can; the rules ask the mover, ``free_move_nb``)."""
+    r = free_destinations_nb(step, d0, sealed)
+    if r == 0:
+        return -1
     d = 0 if step < 0 else N_DIST - 1
-    while d != d0:
-        if open_distance_nb(d, sealed):
-            return d
+    while (r >> d) & 1 == 0:
         d += 1 if step < 0 else -1
-    return -1
+    return d
 
 
 @njit(cache=True, inline='always')
 def move_destination_nb(step, d0, sealed, free):
     """Where a MOVE card of ``step`` (0: no MOVE) takes the duel from ``d0`` (-1: the move does nothing), for a
-    free mover (``free``) or not."""
+    free mover (``free``: the farthest, the strategies' model) or not."""
     if (step != 0) & free:
         return free_destination_nb(step, d0, sealed)
     return step_destination_nb(step, d0, sealed)
@@ -254,6 +268,8 @@ def ko_nb(m, traced, rnd, hp0, hp1):
     """R9, R15: a character at 0 HP ends the game at once (both at 0: a draw). True when it ended."""
     if (hp0 > 0) & (hp1 > 0):
         return False
+    if m[S_DONE]:  # already ended by an illegal answer earlier in the round (``free_move_nb``): that end stands
+        return True
     both = (hp0 <= 0) & (hp1 <= 0)
     m[S_DONE] = 1
     m[S_WINNER] = -1 if both else (0 if hp1 <= 0 else 1)
@@ -418,10 +434,8 @@ def round_nb(m, c0, c1, st, g, traced):
         dest1 = step_destination_nb(step1, d0, sealed)
         # (one bitwise test for both seats: short-circuit tests on the random cards were mispredicted branches)
         if ((step0 != 0) & (ta0 != 0) & (free0 != 0)) | ((step1 != 0) & (ta1 != 0) & (free1 != 0)):
-            if (step0 != 0) & (ta0 != 0) & (free0 != 0):
-                dest0 = free_destination_nb(step0, d0, sealed)
-            if (step1 != 0) & (ta1 != 0) & (free1 != 0):
-                dest1 = free_destination_nb(step1, d0, sealed)
+            dest0, dest1 = free_moves_nb(m, c0, c1, step0 * ((ta0 != 0) & (free0 != 0)),
+                                         step1 * ((ta1 != 0) & (free1 != 0)), d0, sealed, dest0, dest1)
         dist = both_moves_nb(d0, dest0, dest1, sealed, cancel)
         if traced:
             if k0 == MOVE:
@@ -510,7 +524,7 @@ def round_nb(m, c0, c1, st, g, traced):
                 emit_nb(m, rnd, -1, EV_DRAW, x0, x1, 0)
                 if diff != 0:
                     emit_nb(m, rnd, 0 if diff > 0 else 1, EV_DAMAGE, 1 if diff > 0 else 0, abs(diff), SRC_DRAW)
-            elif q and (i0 | i1) == 0 and (v0 | v1) == 1:
+            elif q and (i0 | i1) == 0 and (v0 | v1) == 1 and (h0 | h1) == 0:  # (a MOVE escaping still Hits)
                 emit_nb(m, rnd, -1, EV_MISS, dist, 0, 0)
             for p in range(2):
                 if (h0 if p == 0 else h1) == 1:
@@ -654,22 +668,38 @@ def place_start_nb(m):
 
 
 @njit(void(MP), cache=True)
+def start_auras_nb(m):
+    """R8 with ``tide_aura_at_start``: each TIDE AURA is on exactly while its conditions hold on the starting
+    position, checked once without effects, seat 1 first (also after a scenario's ``[start]`` sets the dice)."""
+    for p in range(2):
+        b = SEAT0 + p * SEAT_W
+        ch = m[b + O_CHAR]
+        e0, e1, e2, hp0, hp1, ta0, ta1, rnd, c0, c1 = stored_view_nb(m)
+        active = aura_active_nb(m, p, m[TA_TAB_AT + ch], CHARS_AT + ch * CH_WIDTH, dice_index_nb(m), m[S_DIST],
+                                e0, e1, e2, hp0, hp1, ta0, ta1, rnd, c0, c1)
+        if active != m[b + O_TA]:
+            emit_nb(m, rnd, p, EV_TA, active, 0, 0)
+        m[b + O_TA] = active
+
+
+@njit(void(MP), cache=True)
 def finish_setup_nb(m):
     """Once both Overdrives are placed: log the setup; with ``tide_aura_at_start`` check the TIDE AURAs once,
     without effects (R8), seat 1 first."""
     for p in range(2):
         b = SEAT0 + p * SEAT_W
         emit_nb(m, 0, p, EV_SETUP, m[b + O_CHAR], m[b + O_OD], m[b + O_HP])
+    emit_nb(m, 0, -1, EV_START, m[S_DIST], (m[S_DICE] << 16) | (m[S_DICE + 1] << 8) | m[S_DICE + 2], 0)
     if m[RULES_AT + R_TA_AT_START]:
-        for p in range(2):
-            b = SEAT0 + p * SEAT_W
-            ch = m[b + O_CHAR]
-            e0, e1, e2, hp0, hp1, ta0, ta1, rnd, c0, c1 = stored_view_nb(m)
-            active = aura_active_nb(m, p, m[TA_TAB_AT + ch], CHARS_AT + ch * CH_WIDTH, dice_index_nb(m), m[S_DIST],
-                                    e0, e1, e2, hp0, hp1, ta0, ta1, rnd, c0, c1)
-            if active != m[b + O_TA]:
-                emit_nb(m, rnd, p, EV_TA, active, 0, 0)
-            m[b + O_TA] = active
+        start_auras_nb(m)
+
+
+@njit(cache=True)
+def scenario_start_nb(m):
+    """After a scenario's ``[start]`` changed the position: the TIDE AURAs as the rules set them (R8)."""
+    p = as_machine_nb(m)
+    if p[RULES_AT + R_TA_AT_START]:
+        start_auras_nb(p)
 
 
 @njit(cache=True)
@@ -760,10 +790,11 @@ def _draw_nb(m, mask):
     return rand_bit_nb(m, M_RNG, mask)
 
 
-@njit(cache=True, inline='always')
+@njit(void(i8[::1], STRATS_T, PARAMS_T), cache=True)
 def install_strategies_nb(machine, strats, params):
     """Install the seats' strategies and their params rows into the machine's call block (``seats_nb``); the
-    caller holds ``strats`` and ``params`` while kernels run on the machine."""
+    caller holds ``strats`` and ``params`` while kernels run on the machine. Typed (first-class functions):
+    callable from Python with ``@njit`` functions too, and cached."""
     install_nb(machine, CALL_AT, strats, params)
 
 
@@ -776,6 +807,39 @@ def ask_nb(m, phase, seat, mask):
     if (m[M_INLINE_RANDOM] >> seat) & 1:
         return _draw_nb(m, mask)
     return call_nb(m, CALL_AT, seat, phase, mask)
+
+
+@njit(i8(MP, i8, i8, i8, i8), cache=True)
+def free_move_nb(m, seat, step, d0, sealed):
+    """R8: where ``seat``'s free MOVE of ``step`` goes from ``d0`` (-1: nowhere, Q5): its one destination, or the
+    seat's choice (PHASE_MOVE) when there are several. An answer outside them stops the game (``refused_nb``,
+    after the round) and the move does nothing. A machine with no strategy installed for the seat (rounds
+    played on a bare machine: ``resolve_round_nb``) draws the choice as the random strategy would."""
+    mask = free_destinations_nb(step, d0, sealed)
+    if mask == 0:
+        return -1
+    if mask & (mask - 1) == 0:
+        return 0 if mask == 1 else (1 if mask == 2 else 2)
+    if strategy_address_nb(m, CALL_AT, seat) == 0:  # a bare machine (a test's rounds): drawn as random play
+        return _draw_nb(m, mask)
+    d = ask_nb(m, PHASE_MOVE, seat, mask)
+    return -1 if refused_nb(m, seat, d, mask) else d
+
+
+@njit(UniTuple(i8, 2)(MP, i8, i8, i8, i8, i8, i8, i8, i8), cache=True)
+def free_moves_nb(m, c0, c1, step0, step1, d0, sealed, dest0, dest1):
+    """Process 1 for free movers (R8): each seat with a free MOVE (``step`` != 0) chooses its destination
+    (``free_move_nb``), in the deal's order (``S_ASK_SEAT2_FIRST``), seeing both revealed cards (``O_PLAYED``);
+    the others keep ``dest``. A typed call, taken only when a free mover moves."""
+    m[SEAT0 + O_PLAYED] = c0
+    m[SEAT0 + SEAT_W + O_PLAYED] = c1
+    for j in range(2):
+        p = j ^ m[S_ASK_SEAT2_FIRST]
+        if p == 0 and step0 != 0:
+            dest0 = free_move_nb(m, 0, step0, d0, sealed)
+        elif p == 1 and step1 != 0:
+            dest1 = free_move_nb(m, 1, step1, d0, sealed)
+    return dest0, dest1
 
 
 @njit(cache=True)
@@ -793,6 +857,7 @@ def setup_game_nb(m, setup, fixed):
     init_state_nb(m)
     pool = (1 << m[M_N_CHARS]) - 1
     sw = fixed[4] if fixed.size > 4 else 0
+    m[S_ASK_SEAT2_FIRST] = sw
     c0 = fixed[1] if sw else fixed[0]
     c1 = fixed[0] if sw else fixed[1]
     if c0 >= 0 and c1 >= 0:

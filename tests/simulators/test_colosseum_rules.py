@@ -515,22 +515,27 @@ def test_both_moves_readings_agree_on_three_distances(ta):
     tables = {mode: tables_with(lambda raw, mode=mode: raw["rules"].__setitem__("both_moves", mode))
               for mode in ("sum", "cancel")}
     checked = 0
+    legal = set()
     for start in ("SHORT", "MIDDLE", "LONG"):
         for sealed in range(8):
             if (sealed >> getattr(E, start)) & 1:
                 continue
             for k0 in ("advance", "retreat"):
                 for k1 in ("advance", "retreat"):
-                    ends = set()
-                    for mode, t in tables.items():
-                        d = Duel(t, ("elaine", "gau"), distance=start, dice={"STR": 3, "DEX": 4, "INT": 3},
-                                 tide_aura=(ta, False))
-                        d.m[E.S_SEALED_DIST] = sealed
-                        d.play(k0, k1)
-                        ends.add(d.distance)
-                    assert len(ends) == 1, (start, sealed, k0, k1)
+                    # a free mover names its destination: every one it can choose (R8)
+                    for to in ("short", "middle", "long") if ta else ("",):
+                        ends = set()
+                        for mode, t in tables.items():
+                            d = Duel(t, ("elaine", "gau"), distance=start, dice={"STR": 3, "DEX": 4, "INT": 3},
+                                     tide_aura=(ta, False))
+                            d.m[E.S_SEALED_DIST] = sealed
+                            d.play(f"{k0}:{to}" if to else k0, k1)
+                            ends.add(d.distance if d.m[E.S_END] != E.END_ILLEGAL or not d.done else "illegal")
+                        assert len(ends) == 1, (start, sealed, k0, k1, to)
+                        if "illegal" not in ends:
+                            legal.add((start, sealed, k0, k1))
                     checked += 1
-    assert checked == 4 * (4 + 4 + 4)
+    assert checked == 4 * (4 + 4 + 4) and len(legal) == checked  # each case played with a legal choice
 
 
 # ---------------------------------------------------------------------------- TIDE AURA (R8)
@@ -638,42 +643,50 @@ def test_dorothy_int_power_doubled_and_aura_bonus(duel):
 
 # ---------------------------------------------------------------------------- free move (Elaine), MOVE Hit (R4)
 @pytest.mark.parametrize("aura, card, start, end", [
-    (True, "retreat", "SHORT", "LONG"),
+    (True, "retreat:long", "SHORT", "LONG"),
+    (True, "retreat:middle", "SHORT", "MIDDLE"),
     (False, "retreat", "SHORT", "MIDDLE"),
-    (True, "advance", "LONG", "SHORT"),
+    (True, "advance:short", "LONG", "SHORT"),
+    (True, "advance:middle", "LONG", "MIDDLE"),
     (False, "advance", "LONG", "MIDDLE"),
 ])
 def test_elaine_free_move(duel, aura, card, start, end):
+    """R8, the book on Elaine: "she can change the distance freely while TA is active": with her aura on, a MOVE
+    card takes her to whichever distance she chooses in its direction (a two-step move or a one-step one)."""
     d = duel(("elaine", "gau"), distance=start, dice={"STR": 3, "DEX": 4 if aura else 3, "INT": 3},
              tide_aura=(aura, False))
-    d.play(card, "advance" if card == "retreat" else "retreat")  # the opponent's move does nothing at the edge
-    assert d.distance == end
+    d.play(card, "advance" if card.startswith("retreat") else "retreat")  # the opponent's move does nothing here
+    assert d.distance == end and not d.done
 
 
-def test_elaine_free_move_stops_before_a_sealed_distance(duel):
-    d = duel(("elaine", "gau"), distance="SHORT", dice={"STR": 3, "DEX": 4, "INT": 3}, tide_aura=(True, False))
-    d.m[E.S_SEALED_DIST] = 1 << E.LONG
-    d.play("retreat", "advance")
-    assert d.distance == "MIDDLE"
+def test_elaine_free_move_is_her_strategys_choice(tables):
+    """R8: the choice is asked of her strategy (PHASE_MOVE, the open distances in the card's direction as the
+    mask, the revealed cards in O_PLAYED); an answer outside them stops the game as illegal."""
+    from simulators.colosseum.game import scripted_nb
+    from simulators.colosseum.rules_nb import install_strategies_nb
+    from simulators.common.strategy import STRATEGY_SIG
 
+    @njit(STRATEGY_SIG)
+    def spy_nb(phase, m, seat, mask, params):  # answers params[0]; notes what it was asked in params[1:5]
+        params[1] = phase
+        params[2] = mask
+        params[3] = m[E.SEAT0 + seat * E.SEAT_W + E.O_PLAYED]
+        params[4] = m[E.SEAT0 + (1 - seat) * E.SEAT_W + E.O_PLAYED]
+        return int(params[0])
 
-def test_elaine_move_hit_deals_ability_damage(duel):
-    """R4: Elaine escapes Heavy Strike's range: her MOVE Hits; a MOVE has no power, her ABILITY deals
-    its damage."""
-    d = duel(("elaine", "gau"), distance="SHORT", dice={"STR": 3, "DEX": 3, "INT": 3}, tide_aura=(False, False))
-    d.play("retreat", "heavy_strike")
-    assert d.distance == "MIDDLE" and d.hits(0) == 1 and d.hits(1) == 0
-    assert d.hp(1) == char("gau")["hp"] - char("elaine")["ability"]["effects"][0]["amount"]
-    assert d.hp(0) == char("elaine")["hp"]
-
-
-def test_move_that_keeps_the_attack_in_range_is_no_hit(duel):
-    """Moving from SHORT to MIDDLE against Rush (SHORT/MIDDLE): the attacker still Hits."""
-    dice = {"STR": 3, "DEX": 3, "INT": 3}
-    d = duel(("elaine", "gau"), distance="SHORT", dice=dice, tide_aura=(False, False))
-    d.play("retreat", "rush")
-    assert d.hits(0) == 0 and d.hits(1) == 1
-    assert d.hp(0) == char("elaine")["hp"] - expected_damage("gau", "rush", dice)
+    for answer, end in ((1, "MIDDLE"), (0, "SHORT"), (2, None)):
+        d = Duel(tables, ("elaine", "gau"), distance="LONG", dice={"STR": 3, "DEX": 4, "INT": 3},
+                 tide_aura=(True, False))
+        rows = np.full((2, 5), -1.0)
+        rows[0, 0] = answer
+        install_strategies_nb(d.m, (spy_nb, scripted_nb), rows)
+        d.play("advance", "retreat")
+        assert rows[0, 1] == E.PHASE_MOVE and rows[0, 2] == (1 << E.SHORT) | (1 << E.MIDDLE)
+        assert (rows[0, 3], rows[0, 4]) == (d.card("advance"), d.card("retreat"))
+        if end:
+            assert d.distance == end and not d.done
+        else:  # LONG is not in its direction: illegal, the move does nothing
+            assert d.done and d.m[E.S_END] == E.END_ILLEGAL and d.m[E.S_ILLEGAL_SEAT] == 0 and d.distance == "LONG"
 
 
 # ---------------------------------------------------------------------------- seal_distance (R16)
@@ -953,3 +966,59 @@ def test_scenario_refuses_rounds_after_the_end(tmp_path):
                  '[start]\ndistance = "SHORT"\nhp = [15, 1]\n')
     with pytest.raises(BalanceError, match="round 2: the game is already over"):
         run_scenario(f)
+
+
+# ---------------------------------------------------------------------------- scenarios: free move, [start] auras
+def test_scenario_elaine_chooses_where_her_free_move_stops():
+    """R8 (the book on Elaine: "she can change the distance freely while TA is active"), through the scenario file
+    as ``balance scenario`` reads it: Advance from LONG stops at MIDDLE or goes on to SHORT, as the round names."""
+    start, r1, r2, r3 = scenario("r8_elaine_free_move.toml")
+    assert seat(start, 0)["tide_aura"]
+    assert [r["distance"] for r in (r1, r2, r3)] == ["MIDDLE", "LONG", "SHORT"]
+    assert "P1 moves from LONG to MIDDLE" in r1["events"] and "P1 moves from LONG to SHORT" in r3["events"]
+
+
+def test_scenario_free_move_without_a_destination_is_refused(tmp_path):
+    from simulators.colosseum.game import run_scenario
+
+    text = (SCENARIOS / "r8_elaine_free_move.toml").read_text().replace('"advance:middle"', '"advance"')
+    text = text.replace('data = "../../data/colosseum"', f'data = "{SCENARIOS.parent.parent / "data/colosseum"}"')
+    f = tmp_path / "s.toml"
+    f.write_text(text)
+    with pytest.raises(BalanceError, match=r"round 1: seat 1 moves freely .* name it, e.g. advance:middle"):
+        run_scenario(f)
+
+
+def test_scenario_start_dice_turn_the_auras_as_the_rules_do():
+    """R8: the TIDE AURAs follow the ``[start]`` position. Lucent's aura (dice total 8 or less) is on with the
+    setup's dice but off at 6/6/6, so his Rush deals no aura bonus (the review saw 10 instead of 7)."""
+    start, r1 = scenario("r8_start_dice_set_the_auras.toml")
+    assert not seat(start, 0)["tide_aura"]
+    dice = {"STR": 6, "DEX": 6, "INT": 6}
+    assert seat(r1, 1)["hp"] == char("gau")["hp"] - expected_damage("lucent", "rush", dice)
+    assert expected_damage("lucent", "rush", dice, tide_aura=True) > expected_damage("lucent", "rush", dice)
+
+
+# ---------------------------------------------------------------------------- replays tell what happened
+def test_replay_states_the_start_the_hp_each_round_and_never_contradicts_a_hit():
+    """A replay gives the starting distance and dice in its setup and the HP at the end of every round, and a
+    round that says "nothing hits" has no Hit (a MOVE escaping an attack Hits although no attack is in range)."""
+    from balance.runs import Prepared, RunSpec
+    from simulators.colosseum.game import replay
+
+    prep = Prepared(RunSpec(game="colosseum", games=1, strategies=["random", "random"]).normalised())
+    escapes = 0
+    for g in range(60):
+        lines = replay(prep.tables, {**prep.settings, "matchup": ["elaine", "gau"]}, prep.key, g, prep.strategies,
+                       prep.params)
+        setup = lines[:lines.index("Round 1:")]
+        assert any(re.fullmatch(r"  start: distance (SHORT|MIDDLE|LONG), dice STR \d, DEX \d, INT \d", x)
+                   for x in setup)
+        rounds = "\n".join(lines).split("\nRound ")[1:]
+        for i, text in enumerate(rounds):
+            body = text.splitlines()
+            assert not ("  nothing hits" in "\n".join(body) and any(x.endswith(" HITS") for x in body)), text
+            escapes += any(x.endswith(("Advance HITS", "Retreat HITS")) for x in body)
+            if i < len(rounds) - 1:  # every round but a KO's ends with the HP
+                assert re.fullmatch(r"  end of round: HP \d+ : \d+ at (SHORT|MIDDLE|LONG)", body[-1]), text
+    assert escapes > 0  # the case the review saw ("nothing hits" and then "Advance HITS") did occur
