@@ -1150,6 +1150,52 @@ def autobalance(game, target, max_edits, patterns, n_games, screen_games, beam, 
         outputs.write_text(json_out, json.dumps(A.result_json(res), indent=1, ensure_ascii=False), "--json")
 
 
+@cli.command()
+@click.argument("game")
+@click.option("--strategy", multiple=True, metavar="NAME", help="a strategy on the ladder (repeatable; default: "
+              "every registered strategy of the game)")
+@click.option("--games", "n_games", default=2000, show_default=True, type=click.IntRange(min=2),
+              help="games per pair (whole deals, each played with the seats swapped)")
+@click.option("--seed", default=1, show_default=True, type=int, help="root seed: every pair plays the same deals")
+@click.option("--setup", default=None, help="setup name (see 'balance games'); default: the game's")
+@click.option("--param", multiple=True, metavar="STRATEGY.KNOB=V", help="set a strategy knob")
+@click.option("--data", default=None, type=click.Path(file_okay=False), help="a copy of the game's data folder")
+@click.option("--override", multiple=True, metavar="KEY=VALUE", help="change one data field")
+@click.option("--plugin", multiple=True, metavar="MODULE", help="import MODULE to register strategies")
+@click.option("--set", "game_set", multiple=True, metavar="KEY=VALUE", help="a game option, e.g. players=4")
+@click.option("--players", default=None, type=int, help="number of players (games that take it)")
+@click.option("--workers", default=1, show_default=True, type=click.IntRange(min=1), help="processes")
+@click.option("--figure", default=None, type=click.Path(dir_okay=False), help="also draw the ratings (PNG)")
+@click.option("--json", "json_out", default=None, type=click.Path(dir_okay=False), help="also write the result as JSON (- for standard output)")
+def ladder(game, strategy, n_games, seed, setup, param, data, override, plugin, game_set, players, workers, figure,
+           json_out):
+    """Rate strategies against each other: a round robin on the same deals with the seats swapped, Bradley-Terry
+    ratings on the Elo scale with 95% intervals (bootstrap over deals), the head-to-head table, and how many skill
+    levels the ladder tells apart."""
+    from balance import ladder as L
+    from balance import outputs
+
+    _plugins(plugin)
+    outputs.check_file(json_out, "--json")
+    if figure:
+        outputs.check_file(figure, "--figure", allow_stdout=False)
+    names = list(strategy) or list(registry.strategies_for(game))
+    per_name = {}
+    for d, name in zip(_parse_params(param, names), names):
+        per_name[name] = d
+    say = outputs.say(json_out)
+    lad = L.play(game, names, n_games, seed, setup, per_name, _options(game_set, players), data, override, plugin,
+                 workers)
+    for line in L.format_ladder(lad):
+        say(line)
+    if json_out:
+        outputs.write_text(json_out, json.dumps(lad.to_json(), indent=1, ensure_ascii=False), "--json")
+    if figure:
+        from reports.ladder_plot import draw
+
+        say(f"figure: {draw(lad.to_json(), figure)}")
+
+
 from balance.cli_ci import check, compare  # noqa: E402  (comparing runs and CI gates: their own module)
 
 cli.add_command(compare)
