@@ -43,6 +43,10 @@ from simulators.blade_rondo.enums import (
     DO_PAY_EXTRA,
     DO_RETURN_SUB,
     DO_SUB_ACTS,
+    F_CARD,
+    F_KIND,
+    F_SUB,
+    FRAMES,
     GAIN_BIAS,
     GBIT_NONE,
     L_CARD,
@@ -60,6 +64,7 @@ from simulators.blade_rondo.enums import (
     O_LIFE,
     O_SUBS,
     O_VOLT,
+    N_IDS,
     PH_ACTION,
     PH_AMULET,
     PH_BAN,
@@ -86,6 +91,7 @@ from simulators.blade_rondo.enums import (
     S_ACTIVE,
     S_CTX_B,
     S_CTX_OP,
+    S_RESP_FRAME,
     SB_NACT,
     SEAT0,
     SEAT_W,
@@ -105,17 +111,22 @@ from simulators.blade_rondo.enums import (
     Z_HAND,
     Z_OUT,
 )
+from simulators.blade_rondo.enums import K_CARD as KIND_CARD  # frame kinds (not knobs: K_* are the knobs)
+from simulators.blade_rondo.enums import K_SUB as KIND_SUB
+from simulators.blade_rondo.enums import K_SUBACTION as KIND_SUBACTION
 from simulators.blade_rondo.rules_nb import action_mask_nb, use_card_nb
 from simulators.common.memory_nb import MACHINE_PTR as MP
 from simulators.common.memory_nb import as_machine_nb
 from simulators.common.rng_nb import popcount_nb, rand_below_nb, rand_float_nb
 from simulators.common.strategy import STRATEGY_T
 from strategies.blade_rondo.common_nb import (
+    answered_damage_nb,
     card_cost_now_nb,
     card_damage_at_nb,
     damage_context_nb,
     prog_damage_nb,
     program_gains_nb,
+    response_effects_nb,
     static_score_nb,
     sub_value_nb,
     visible_card_nb,
@@ -312,6 +323,61 @@ def _rare_choice_nb(phase, m, seat, mask, params):
     return _rand_bit_nb(p, mask)
 
 
+@on_first_use(i8(MP, i8, i8, types.CPointer(f8)))
+def _respond_choice_nb(p, seat, mask, params):
+    """PH_RESPOND: the eligible face-down card worth most against the action being answered, by the heuristic's own
+    knobs: the damage it keeps off (``answered_damage_nb`` with and without its effects: a negation, a
+    pay-or-negate the attacker cannot pay, Defence, a damage cut or halving, a Day/Night swap) x damage, the life it
+    gives x healing, +1000 for a lethal hit survived (a Revive included), a seal of the answered card or subordinate
+    (its worth), a symbol lock; ties at random from the game's stream. It answers whenever a card is eligible, as
+    before: a face-down card is paid for, and one kept comes back to the hand at the end of this turn and costs 1
+    again (measured: keeping cards worth nothing here lost control 4 points against random in nt). ``p``,
+    ``params``: the machine's and the knobs' addresses."""
+    x = mask & ((1 << BIT_END) - 1)
+    sb = SEAT0 + seat * SEAT_W
+    att = 1 - seat
+    life = p[sb + O_LIFE]
+    fr = p[S_RESP_FRAME]
+    d0 = answered_damage_nb(p, seat, 0, 0, False, False)
+    best = -1
+    bv = -1e300
+    ties = 0
+    while x:
+        ls = lowest_bit_nb(x)
+        x &= x - 1
+        cid = p[SLOT0 + (seat * SLOTS + ls) * SLOT_W + L_CARD]
+        neg, pay, dplus, per_hit, halve, swap, heal, other = response_effects_nb(p, seat, cid)
+        if pay > 0 and remaining_nb(p, att) < pay:
+            neg = 1
+        if neg:
+            d1 = 0
+        elif dplus != 0 or per_hit != 0 or halve != 0 or swap != 0:
+            d1 = answered_damage_nb(p, seat, dplus, per_hit, halve != 0, swap != 0)
+        else:
+            d1 = d0
+        v = params[K_DAMAGE] * (d0 - d1)
+        if d0 >= life and (d1 < life or (other >> 2) > 0):
+            v += 1000.0  # a lethal hit survived
+        hv = heal if heal < 15 - life else 15 - life
+        v += params[K_HEALING] * hv * (1.0 if life <= 10 else 0.3)
+        if pay > 0 and neg == 0:
+            v += 0.3 * params[K_DAMAGE]  # they pay: a cost less for the rest of their turn
+        if other & 1 and fr >= FRAMES:  # a seal: the answered card (or subordinate) is gone for good
+            kind = p[fr + F_KIND]
+            c = p[fr + F_CARD]
+            s = p[SLOT0 + p[fr + F_SUB] * SLOT_W + L_SUB] if kind == KIND_SUB and 0 <= p[fr + F_SUB] < 2 * SLOTS else -1
+            if s >= 0:
+                v += params[K_DAMAGE] * sub_value_nb(p, att, s)
+            elif (kind == KIND_CARD or kind == KIND_SUBACTION) and 0 < c < N_IDS:
+                v += params[K_DAMAGE] * static_score_nb(p, c)
+            else:
+                v += params[K_DAMAGE]
+        if other & 2:
+            v += 0.5 * params[K_DAMAGE]  # the symbol locked for the rest of the turn
+        best, bv, ties = _pick_step_nb(p, ls, v, best, bv, ties)
+    return best if best >= 0 else BIT_END
+
+
 @njit(cache=True, inline='always')
 def _pick_step_nb(p, n, val, best, bv, ties):
     """One candidate of a pick of the highest value, ties broken at random (the action and draft decisions):
@@ -396,10 +462,10 @@ def _heuristic_core_nb(phase, p, seat, mask, params):
     if phase == PH_RESPOND:
         if params[K_RESPONSE] <= 0.0 and params[K_PROTECTION] <= 0.0:
             return BIT_END
-        for ls in range(10):
-            if (mask >> ls) & 1:
-                return ls
-        return BIT_END
+        x = mask & ((1 << BIT_END) - 1)
+        if x & (x - 1) == 0:  # one card (or none): nothing to compare, no call
+            return lowest_bit_nb(x) if x else BIT_END
+        return _respond_choice_nb(p, seat, mask, params)
     if phase == PH_PAY or phase == PH_PHOS:
         return 1
     if phase == PH_OPTION:

@@ -11,6 +11,7 @@ The estimators run at every decision of the heuristics; they are typed functions
 """
 from numba import njit, types
 from numba.extending import intrinsic
+from numba.types import boolean as b1
 from numba.types import float64 as f8
 from numba.types import int64 as i8
 
@@ -25,6 +26,7 @@ from simulators.blade_rondo.effects_nb import (
     night_nb,
     on_machine,
     remaining_nb,
+    sub_attack_nb,
     sub_nb,
 )
 from simulators.blade_rondo.enums import (
@@ -34,6 +36,8 @@ from simulators.blade_rondo.enums import (
     ACTIONS_AT,
     AU_MAGIC,
     AU_PHYS,
+    C_AFTER,
+    C_AFTER_N,
     C_COST,
     C_EFF,
     C_EFF_N,
@@ -41,6 +45,42 @@ from simulators.blade_rondo.enums import (
     C_IMM_N,
     C_RESP,
     C_XCOST,
+    DO_MAY_DISCARD_SUB,
+    DO_NEG_ATTACKS,
+    DO_NEG_SUBS,
+    DO_NEG_UNLESS_PAY,
+    DO_NEGATE,
+    DO_RECV_MOD,
+    DO_REVIVE,
+    DO_SEAL,
+    DO_SWAP,
+    DO_THIS_DMG,
+    DO_LOCK_SYMBOL,
+    F_ACTION,
+    F_ADJ,
+    F_ATTACK,
+    F_CARD,
+    F_HALVE,
+    F_KIND,
+    F_PREV_USED,
+    F_SEAT,
+    F_SUB,
+    F_SYM,
+    FILTER_DOLL,
+    FRAMES,
+    IF_LIFE_ZERO,
+    IF_OPP_VOLT_AT_LEAST,
+    IF_SYM_USED_BEFORE,
+    K_CARD,
+    K_SUB,
+    L_SUB,
+    MAX_ACTIONS,
+    N_IDS,
+    O_HAND,
+    O_RECV_T,
+    O_VOLT,
+    PARAM_DEF,
+    S_RESP_FRAME,
     DO_CHANGE,
     DO_DAMAGE,
     DO_GAIN,
@@ -88,6 +128,7 @@ from simulators.blade_rondo.enums import (
 )
 from simulators.common.memory_nb import MACHINE_PTR as MP
 from simulators.common.memory_nb import as_machine_nb
+from simulators.common.rng_nb import popcount_nb
 
 
 @intrinsic
@@ -238,3 +279,150 @@ def static_score_nb(m, cid):
     """A card's worth for drafting (damage per cost, healing, summons, responses, from its data hints):
     worked out once per table by ``game._draft_score``, read here."""
     return _as_float_nb(m[SCORE_AT + cid])
+
+
+@njit(i8(MP, i8, i8, i8, b1, b1), cache=True)
+def answered_damage_nb(m, seat, def_plus, per_hit, halve, flip):
+    """Damage the action being answered (``S_RESP_FRAME``, face up) would deal ``seat`` now, as ``seat`` can read it:
+    its rows with the attacker's Attack (a subordinate's own for its action) against ``seat``'s Defence + ``def_plus``
+    (or a subordinate's DEF, whichever is higher), each hit then changed by ``seat``'s received-damage modifier, the
+    frame's changes so far and ``per_hit``, then halved (the frame's or ``halve``); ``flip``: as if Day and Night were
+    swapped (Alexandrite). A response estimate (``builtin._respond_choice_nb``); no frame: 0."""
+    fr = m[S_RESP_FRAME]
+    if fr < FRAMES or m[fr + F_SEAT] != 1 - seat:
+        return 0
+    att = 1 - seat
+    cid = m[fr + F_CARD]
+    aid = m[fr + F_ACTION]
+    if m[fr + F_KIND] == K_CARD:
+        if cid <= 0 or cid >= N_IDS:
+            return 0
+        start = card_nb(m, cid, C_EFF)
+        n = card_nb(m, cid, C_EFF_N)
+    else:
+        if aid < 0 or aid >= MAX_ACTIONS:
+            return 0
+        start = m[ACTIONS_AT + aid * A_WIDTH + A_PROG]
+        n = m[ACTIONS_AT + aid * A_WIDTH + A_PROG_N]
+    atk = eff_attack_nb(m, att)
+    subg = m[fr + F_SUB]
+    if m[fr + F_KIND] == K_SUB and 0 <= subg < 2 * SLOTS and m[SLOT0 + subg * SLOT_W + L_SUB] >= 0:
+        atk = sub_attack_nb(m, att, subg)
+    dd = eff_defence_nb(m, seat) + def_plus
+    if m[SEAT0 + seat * SEAT_W + O_SUBS] != 0:
+        sd = best_sub_defence_nb(m, seat)
+        dd = sd if sd > dd else dd
+    night = night_nb(m) != flip
+    ol = m[SEAT0 + seat * SEAT_W + O_LIFE]
+    hand_after = popcount_nb(m[SEAT0 + att * SEAT_W + O_HAND] & 127)
+    adj = m[SEAT0 + seat * SEAT_W + O_RECV_T] + per_hit
+    half = halve or m[fr + F_HALVE] != 0
+    total = 0
+    pc = start
+    end = start + n
+    while pc < end:
+        row = PROG_AT + pc * P_WIDTH
+        op = m[row]
+        if op <= LAST_GUARD:
+            ok = True
+            if op == IF_DAY:
+                ok = not night
+            elif op == IF_NIGHT:
+                ok = night
+            elif op == IF_DEALT:
+                ok = total > 0
+            elif op == IF_HAND_EMPTY:
+                ok = hand_after == 0
+            elif op == IF_DOLLS_AT_LEAST:
+                ok = m[SEAT0 + att * SEAT_W + O_DOLLS] >= m[row + P_A]
+            pc += flow_step_nb(m, row, ok)
+            continue
+        x = -1
+        if op == DO_PHYS:
+            d = 0 if m[row + P_B] else dd
+            x = atk * m[row + P_A] - d
+            x = (x if x > 0 else 0) + aura_nb(m, att, AU_PHYS)
+        elif op == DO_MAGIC:
+            k = m[row + P_A]
+            x = m[row + P_B] if k == X_FIXED else ((ol + 1) // 2 if k == X_OPP_HALF_UP else (ol if k == X_OPP_LIFE else 2))
+            x += m[row + P_C] + aura_nb(m, att, AU_MAGIC)
+        if x >= 0:  # an attack: the defender's adjustments, then the halving (apply_damage_nb's order)
+            x += adj + m[fr + F_ADJ]
+            x = x if x > 0 else 0
+            total += x // 2 if half else x
+        elif op == DO_DAMAGE and m[row + P_A] != WHO_SELF:
+            x = m[row + P_B] + adj
+            total += x if x > 0 else 0
+        pc += 1
+    return total
+
+
+@njit(types.UniTuple(i8, 8)(MP, i8, i8), cache=True)
+def response_effects_nb(m, seat, cid):
+    """What response card ``cid`` of ``seat`` would do to the action being answered, read from its rows (effect and
+    after-the-attack, guards as ``seat`` can read them): (negates, pay-or-negate amount, Defence +, damage per hit +,
+    halves, swaps Day/Night, life gained, other: 1 seals the answered card, 2 locks its symbol; revive life in the
+    high bits of the last word: ``other + 4 * revive``)."""
+    fr = m[S_RESP_FRAME]
+    neg = 0
+    pay = 0
+    dplus = 0
+    per_hit = 0
+    halve = 0
+    swap = 0
+    heal = 0
+    other = 0
+    revive = 0
+    valid = fr >= FRAMES
+    for part in range(2):
+        start = card_nb(m, cid, C_EFF if part == 0 else C_AFTER)
+        n = card_nb(m, cid, C_EFF_N if part == 0 else C_AFTER_N)
+        pc = start
+        end = start + n
+        while pc < end:
+            row = PROG_AT + pc * P_WIDTH
+            op = m[row]
+            if op <= LAST_GUARD:
+                ok = True
+                if op == IF_DAY:
+                    ok = not night_nb(m)
+                elif op == IF_NIGHT:
+                    ok = night_nb(m)
+                elif op == IF_SYM_USED_BEFORE:
+                    ok = valid and (m[fr + F_PREV_USED] >> m[fr + F_SYM]) & 1 == 1
+                elif op == IF_OPP_VOLT_AT_LEAST:
+                    ok = m[SEAT0 + (1 - seat) * SEAT_W + O_VOLT] >= m[row + P_A]
+                elif op == IF_LIFE_ZERO:  # after the attack: if the attack is lethal
+                    ok = answered_damage_nb(m, seat, 0, 0, False, False) >= m[SEAT0 + seat * SEAT_W + O_LIFE]
+                elif op == DO_MAY_DISCARD_SUB:  # it needs a subordinate (a Doll) to give
+                    ok = (m[SEAT0 + seat * SEAT_W + O_DOLLS] > 0 if m[row + P_A] == FILTER_DOLL
+                          else m[SEAT0 + seat * SEAT_W + O_SUBS] != 0)
+                pc += flow_step_nb(m, row, ok)
+                continue
+            if op == DO_NEGATE:
+                neg = 1
+            elif op == DO_NEG_UNLESS_PAY:
+                pay = m[row + P_B]
+            elif op == DO_NEG_ATTACKS:
+                neg |= 1 if valid and m[fr + F_ATTACK] else 0
+            elif op == DO_NEG_SUBS:
+                neg |= 1 if valid and m[fr + F_KIND] == K_SUB else 0
+            elif op == DO_CHANGE and m[row + P_A] == PARAM_DEF and m[row + P_C] == WHO_SELF:
+                dplus += m[row + P_B]
+            elif op == DO_RECV_MOD:
+                per_hit += m[row + P_B]
+            elif op == DO_THIS_DMG:
+                per_hit += m[row + P_B]
+                halve |= m[row + P_C]
+            elif op == DO_SWAP:
+                swap = 1
+            elif op == DO_GAIN and m[row + P_A] == WHO_SELF and m[row + P_C] == 0:
+                heal += m[row + P_B]
+            elif op == DO_REVIVE:
+                revive = m[row + P_B]
+            elif op == DO_SEAL:
+                other |= 1
+            elif op == DO_LOCK_SYMBOL:
+                other |= 2
+            pc += 1
+    return neg, pay, dplus, per_hit, halve, swap, heal, other + 4 * revive

@@ -1,6 +1,8 @@
 """Blade Rondo strategies: registered, legal in every phase, blind to hidden information, stronger than random."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -296,3 +298,44 @@ def test_the_built_in_random_strategy_is_recognised_by_its_entry_address():
         p.game.module.simulate_chunk(p.tables, p.settings, 0, 10, p.key, p.strategies, p.params, machine=m)
         assert m[E.M_RANDOM_FN] != 0
         assert [int(m[E.INLINE_AT + s]) for s in range(2)] == [int(s == "random") for s in strats], strats
+
+
+def _answer_of(name: str, down: list[str], attack: str, seed: int = 0):
+    """Seat 2 (playing ``name``) holds the cards ``down`` face down (in that slot order) and seat 1 uses ``attack``;
+    the game's state after the use (seat 2's answers come from the strategy)."""
+    from simulators.blade_rondo import game as G
+    from simulators.blade_rondo.rules_nb import STEP_SETUP, STEP_TURN_START, STEP_USE, place, step_nb
+    from simulators.blade_rondo.script_nb import scripted_nb
+    from balance.runs import root_key
+    from simulators.common.rng_nb import seed_nb
+
+    tables = G.build_tables(G.load_data())
+    rest = ["斬撃剣", "舞踏剣", "闇黒剣", "絶対剣", "イグノコスモス", "フレアビスカス", "お気の毒の刃"]
+    h1 = [attack] + [c for c in rest if c != attack][:6]
+    h2 = down + rest[:7 - len(down)]
+    settings = {"setup": "custom", "options": {"hand1": ",".join(h1), "hand2": ",".join(h2), "first": "1"}}
+    m = G.new_machine(tables, settings, trace_rows=400)
+    seed_nb(m, E.M_RNG, root_key(11), seed)
+    st = registry.get_strategy("blade_rondo", name)
+    step, none = step_nb(), np.zeros(1)
+    step(m, STEP_SETUP, 0, 0, scripted_nb, none, st.fn, st.resolve_params())
+    G._apply_start(tables, m, {"voltage": [5, 2], "attack": [3, 0], "face_down": [{"seat": 2, "card": c} for c in down]}, Path("t"),
+                   place())
+    step(m, STEP_TURN_START, 0, 0, scripted_nb, none, st.fn, st.resolve_params())
+    ls = [int(m[E.SLOT0 + i * E.SLOT_W + E.L_CARD]) for i in range(7)].index(tables.lookup(attack))
+    step(m, STEP_USE, 0, ls, scripted_nb, none, st.fn, st.resolve_params())
+    return tables, G.snapshot(tables, m)
+
+
+@pytest.mark.parametrize("name", ["control", "greedy"])
+def test_heuristic_answers_with_its_best_face_down_card_not_the_first(name):
+    """Against a Magic Attack (3) the first eligible face-down card, Moonlight Rutile (Defence +3), keeps nothing off;
+    the Sapphire of Causal Censorship (negate a magic action) keeps off all of it: the heuristic flips the Sapphire.
+    Against a Physical Attack only the Rutile is eligible, and it answers with it."""
+    tables, s = _answer_of(name, ["月光のルチル", "因果検閲のサファイア"], "フレアビスカス")
+    p2 = s["seats"][1]
+    assert p2["life"] == 15 and p2["face_down"] == ["Moonlight Rutile"]
+    assert "Sapphire of Causal Censorship" in p2["discard"] or "Sapphire of Causal Censorship" in p2.get("flipped", [])
+    tables, s = _answer_of(name, ["月光のルチル", "因果検閲のサファイア"], "斬撃剣")
+    assert s["seats"][1]["face_down"] == ["Sapphire of Causal Censorship"]
+
