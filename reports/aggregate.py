@@ -39,8 +39,11 @@ def seat_columns(lf: pl.LazyFrame, seats: int = 2) -> list[str]:
     return bases
 
 
-def seat_rows(lf: pl.LazyFrame, seats: int = 2, aliases: dict | None = None) -> pl.LazyFrame:
-    """One row per (game, seat): ``seat``, the seat's columns, ``opp_char``/``opp_od``, ``win``, ``draw``.
+def seat_rows(lf: pl.LazyFrame, seats: int = 2, aliases: dict | None = None,
+              timeout_code: int | None = None) -> pl.LazyFrame:
+    """One row per (game, seat): ``seat``, the seat's columns, ``opp_char``/``opp_od``, ``win``, ``draw``
+    (no winner: a drawn game or a timeout), and with ``timeout_code`` (the game's ``end_reason`` of the round
+    cap) ``timeout`` (:func:`with_timeout`).
 
     ``aliases`` renames per-seat bases (a game's ``duelist`` read as ``char``); a ``n_players`` column
     drops the empty seats of games with fewer players."""
@@ -59,10 +62,20 @@ def seat_rows(lf: pl.LazyFrame, seats: int = 2, aliases: dict | None = None) -> 
     out = pl.concat(parts)
     if "n_players" in shared:
         out = out.filter(pl.col("seat") < pl.col("n_players"))
-    return out.with_columns(
+    return with_timeout(out.with_columns(
         (pl.col("winner") == pl.col("seat")).alias("win"),
         (pl.col("winner") < 0).alias("draw"),
-    )
+    ), timeout_code)
+
+
+def with_timeout(lf: pl.LazyFrame, timeout_code: int | None) -> pl.LazyFrame:
+    """Add ``timeout`` (the game reached the round cap: ``end_reason == timeout_code``) when the records have an
+    ``end_reason`` and the game a timeout code. A timeout is no one's win and no drawn game: like a draw it is
+    left out of the decisive games (``draw`` holds it too, so every fair share stays as it was), it is counted
+    apart (``timeouts``) and the meta-game leaves it out instead of counting it half a win (:func:`option_matchup`)."""
+    if timeout_code is None or "end_reason" not in lf.collect_schema().names():
+        return lf
+    return lf.with_columns((pl.col("end_reason") == timeout_code).alias("timeout"))
 
 
 def _weight(long: pl.LazyFrame) -> str | None:
@@ -78,23 +91,31 @@ def _count(cond: pl.Expr | None, w: str | None) -> pl.Expr:
     return n.sum().cast(pl.UInt32)
 
 
-def _counts(*extra: pl.Expr, w: str | None = None) -> list[pl.Expr]:
+def _counts(*extra: pl.Expr, w: str | None = None, timeouts: bool = False) -> list[pl.Expr]:
+    """Games, wins and draws (no winner, timeouts included), and with ``timeouts`` the timeouts among them."""
     return [_count(None, w).alias("games"), _count(pl.col("win"), w).alias("wins"),
-            _count(pl.col("draw"), w).alias("draws"), *extra]
+            _count(pl.col("draw"), w).alias("draws"),
+            *([_count(pl.col("timeout"), w).alias("timeouts")] if timeouts else []), *extra]
+
+
+def _row_counts(long: pl.LazyFrame, *extra: pl.Expr) -> list[pl.Expr]:
+    """:func:`_counts` of seat rows, weighted when they are (:func:`seat_cube`), with ``timeouts`` when the rows
+    carry ``timeout`` (:func:`with_timeout`)."""
+    return _counts(*extra, w=_weight(long), timeouts="timeout" in long.collect_schema().names())
 
 
 def by_character(long: pl.LazyFrame) -> pl.LazyFrame:
-    return long.group_by("char").agg(_counts(w=_weight(long))).sort("char")
+    return long.group_by("char").agg(_row_counts(long)).sort("char")
 
 
 def matchup(long: pl.LazyFrame) -> pl.LazyFrame:
     """Row character vs column character, both seat orders pooled."""
-    return long.group_by("char", "opp_char").agg(_counts(w=_weight(long))).sort("char", "opp_char")
+    return long.group_by("char", "opp_char").agg(_row_counts(long)).sort("char", "opp_char")
 
 
 def matchup_by_seat(long: pl.LazyFrame) -> pl.LazyFrame:
     """The same, split by the row character's seat."""
-    return (long.group_by("char", "opp_char", "seat").agg(_counts(w=_weight(long)))
+    return (long.group_by("char", "opp_char", "seat").agg(_row_counts(long))
             .sort("char", "opp_char", "seat"))
 
 
@@ -111,25 +132,33 @@ def overdrive(long: pl.LazyFrame, stages: int = 3) -> pl.LazyFrame:
         reached = [_count(pl.col("od_stage") == k, w).alias(f"stage{k}") for k in range(stages + 1)]
         means = [(pl.col(f"{c}_sum").sum() / pl.col(w).sum()).alias(f"mean_{m}")
                  for c, m in (("od_acts", "activations"), ("od_fails", "fails"))]
-    return long.group_by("od").agg(_counts(*means, *reached, w=w)).sort("od")
+    return long.group_by("od").agg(_row_counts(long, *means, *reached)).sort("od")
 
 
 def option_matchup(long: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
     """Win counts of every option against every option, an option being the seat's ``keys``
-    (Colosseum: character and Overdrive); both seat orders pooled."""
-    return long.group_by([*keys, *(f"opp_{k}" for k in keys)]).agg(_counts(w=_weight(long)))
+    (Colosseum: character and Overdrive); both seat orders pooled. Timeouts are left out: the meta-game counts a
+    drawn game half a win for each side, and a game stopped at the round cap is no drawn game."""
+    if "timeout" in long.collect_schema().names():
+        long = long.filter(~pl.col("timeout")).drop("timeout")
+    return long.group_by([*keys, *(f"opp_{k}" for k in keys)]).agg(_row_counts(long))
 
 
 def seat_cube(lf: pl.LazyFrame, shared: list[str], per_seat: list[str], sums: tuple[str, ...] = (),
-              stage_cap: int | None = None) -> pl.LazyFrame:
+              stage_cap: int | None = None, timeout_code: int | None = None) -> pl.LazyFrame:
     """Weighted seat rows of a two-seat game: the games grouped once by ``shared`` and the per-seat
     columns ``per_seat`` (+ ``opp_`` for ``char``/``od``), each group split into its two seat rows with
     weight ``n`` (games) and the groups' sums of the per-seat ``sums`` columns (``{c}_sum``). The groups are
     few (Colosseum: characters x Overdrives x outcome), so every later question reads thousands of rows
     instead of twice the games: the same tables as :func:`seat_rows`, a fraction of the work.
 
-    ``stage_cap``: also key on ``od_acts`` capped at it (``od_stage``, for :func:`overdrive`)."""
+    ``stage_cap``: also key on ``od_acts`` capped at it (``od_stage``, for :func:`overdrive`); ``timeout_code``:
+    also key on ``timeout`` (:func:`with_timeout`)."""
     keys = list(shared) + [f"{b}{s}" for b in per_seat for s in (0, 1)]
+    lf = with_timeout(lf, timeout_code)
+    if "timeout" in lf.collect_schema().names() and "timeout" not in keys:
+        keys.append("timeout")
+        shared = [*shared, "timeout"]
     if stage_cap is not None:
         lf = lf.with_columns(*(pl.col(f"od_acts{s}").clip(0, stage_cap).alias(f"od_stage{s}") for s in (0, 1)))
         keys += ["od_stage0", "od_stage1"]
@@ -149,8 +178,8 @@ def seat_cube(lf: pl.LazyFrame, shared: list[str], per_seat: list[str], sums: tu
 
 
 def meta_game_table(df: pl.DataFrame, keys: list[str], labels: dict, boots: int = 200, seed: int = 0) -> pl.DataFrame:
-    """The symmetric zero-sum meta-game of ``option_matchup`` (draws count half), with its uncertainty
-    (:func:`balance.metagame.analyse`): per option its equilibrium weight with a bootstrap interval, its
+    """The symmetric zero-sum meta-game of ``option_matchup`` (draws count half; timeouts are left out), with its
+    uncertainty (:func:`balance.metagame.analyse`): per option its equilibrium weight with a bootstrap interval, its
     meta-weighted win rate, whether it is strictly dominated (tested) and by which option, its games.
 
     The frame is sorted by weight; the analysis itself (stability, games needed, the findings' rows) rides
@@ -189,7 +218,10 @@ MAX_DECKS = 30  # a run with more distinct decks (e.g. dealt hands) has no deck 
 
 def deck_matchups(lf: pl.LazyFrame, cols: list[str]) -> pl.LazyFrame:
     """Games per (seat 1's deck, seat 2's deck, winner): a deck is the seat's ``cols`` (Blade Rondo: the
-    ``hand`` and ``dup`` masks of the custom decks of a run)."""
+    ``hand`` and ``dup`` masks of the custom decks of a run). Timeouts (a ``timeout`` column,
+    :func:`with_timeout`) are left out, as in :func:`option_matchup`."""
+    if "timeout" in lf.collect_schema().names():
+        lf = lf.filter(~pl.col("timeout"))
     return lf.group_by([f"{c}{s}" for s in (0, 1) for c in cols] + ["winner"]).agg(pl.len().alias("n"))
 
 
@@ -220,7 +252,7 @@ def deck_meta_game(g: pl.DataFrame, cols: list[str], labels: dict, max_decks: in
 
 
 def seat(long: pl.LazyFrame) -> pl.LazyFrame:
-    return long.group_by("seat").agg(_counts(w=_weight(long))).sort("seat")
+    return long.group_by("seat").agg(_row_counts(long)).sort("seat")
 
 
 def by_rounds(long: pl.LazyFrame, key: str) -> pl.LazyFrame:
@@ -229,7 +261,7 @@ def by_rounds(long: pl.LazyFrame, key: str) -> pl.LazyFrame:
     distribution (:func:`length_edges`), known only once the pass is collected. With a ``fair`` column (seat rows
     of a game with a player count, :func:`fair_column`) also the sum of the seat-games' fair shares."""
     extra = [pl.col("fair").sum()] if "fair" in long.collect_schema().names() else []
-    return long.group_by(key, "rounds").agg(_counts(*extra, w=_weight(long)))
+    return long.group_by(key, "rounds").agg(_row_counts(long, *extra))
 
 
 def seat_by_length(long: pl.LazyFrame) -> pl.LazyFrame:
@@ -276,7 +308,7 @@ def bucket_by_length(df: pl.DataFrame, key: str, length: pl.DataFrame, seats: in
     lows = [a for a, _ in edges]
     r = df["rounds"].to_numpy().astype(np.int64)
     idx = np.clip(np.searchsorted(lows, r, side="right") - 1, 0, max(len(lows) - 1, 0))
-    sums = [c for c in ("games", "wins", "draws", "fair") if c in df.columns]
+    sums = [c for c in ("games", "wins", "draws", "timeouts", "fair") if c in df.columns]
     g = (df.with_columns(pl.Series("bucket", idx, dtype=pl.Int32))
          .group_by(key, "bucket").agg(*(pl.col(c).sum() for c in sums)).sort(key, "bucket"))
     g = g.with_columns(
@@ -286,8 +318,9 @@ def bucket_by_length(df: pl.DataFrame, key: str, length: pl.DataFrame, seats: in
         .alias("length_from"),
         pl.col("bucket").replace_strict({i: e[1] for i, e in enumerate(edges)}, return_dtype=pl.Int32)
         .alias("length_to"))
-    for c in ("games", "wins", "draws"):
-        g = g.with_columns(pl.col(c).cast(pl.UInt32))
+    for c in ("games", "wins", "draws", "timeouts"):
+        if c in g.columns:
+            g = g.with_columns(pl.col(c).cast(pl.UInt32))
     return with_reference(with_interval(g), seats)
 
 
@@ -492,6 +525,28 @@ def health_from_groups(g: pl.DataFrame, timeout_code: int, rounds_dtype=pl.Int16
     })
 
 
+TIMEOUT_NOTE = 0.01  # a note on the games stopped at the round cap from 1% of a run's games,
+TIMEOUT_WARNING = 0.05  # a warning from 5%
+
+
+def timeout_note(health: dict, unit: str = "rounds") -> str | None:
+    """The line a report prints about its timeouts (``health``: a row of :func:`summarise`'s ``health``), or None
+    when they are fewer than ``TIMEOUT_NOTE`` of the games. A timeout is no one's win and no drawn game; the line
+    says how the rates treat it, and from ``TIMEOUT_WARNING`` of the games it is a warning: the findings speak for
+    the games that ended only."""
+    share = float(health["timeout_rate"])
+    if not share >= TIMEOUT_NOTE:
+        return None
+    line = (f"{100 * share:.1f}% of games hit the {unit[:-1]} cap (timeouts, {int(health['timeouts']):,} games): "
+            f"nobody won them and they are no drawn game. Every win rate counts them as games not won, every fair "
+            f"share and the meta-game leave them out of the decisive games, so none reads them as a balanced draw.")
+    if share >= TIMEOUT_WARNING:
+        return (f"Warning: {line} The findings speak for the {100 * (1 - share):.1f}% of games that ended; a "
+                f"strategy stalls (the same round repeated to the cap?): replay a few (balance replay --run RUN "
+                f"--game N).")
+    return line + " Strategies may stall."
+
+
 def length(lf: pl.LazyFrame) -> pl.LazyFrame:
     return lf.group_by("rounds").agg(pl.len().alias("games")).sort("rounds")
 
@@ -573,11 +628,12 @@ def summarise(run_dir: Path, labels: dict, timeout_code: int, grouped: bool = Tr
         # the only passes over the records: every game grouped a few ways, collected together; the questions
         # below read these small frames (lazy over a frame in memory, never the records again)
         big = {"setup": seat_cube(lf, ["winner"], setup, ("od_acts", "od_fails") if has_od else (),
-                                  3 if has_od else None),
-               "by_len": seat_cube(lf, [c for c in ("winner", "rounds", "end_reason", "first") if c in rec_cols], [])}
+                                  3 if has_od else None, timeout_code),
+               "by_len": seat_cube(lf, [c for c in ("winner", "rounds", "end_reason", "first") if c in rec_cols], [],
+                                   timeout_code=timeout_code)}
         deck_cols = [c for c in ("hand", "dup") if c in bases]
         if "hand" in deck_cols:
-            big["decks"] = deck_matchups(lf, deck_cols)
+            big["decks"] = deck_matchups(with_timeout(lf, timeout_code), deck_cols)
         if "used" in bases and labels.get("card"):
             big["used"] = used_cube(lf, "hand" in bases)
             if _has_first_turn(ft, bases, rec_cols):
@@ -586,7 +642,7 @@ def summarise(run_dir: Path, labels: dict, timeout_code: int, grouped: bool = Tr
         long, by_len = big["setup"], big["by_len"]
         if "first" in rec_cols:
             by_len = by_len.with_columns((pl.col("seat") == pl.col("first")).alias("went_first"))
-        lengths = by_len.filter(pl.col("seat") == 0).drop("seat", "win", "draw")  # one row per group of games
+        lengths = by_len.filter(pl.col("seat") == 0).drop("seat", "win", "draw", "timeout", strict=False)  # a row per group
         queries = {"seat": seat(by_len), "seat_by_length": seat_by_length(by_len),
                    "length": lengths.group_by("rounds").agg(_count(None, "n").alias("games")).sort("rounds"),
                    "lengths": lengths}
@@ -598,7 +654,7 @@ def summarise(run_dir: Path, labels: dict, timeout_code: int, grouped: bool = Tr
             queries["decks"] = big["decks"]
         turns = by_len
     else:
-        long = seat_rows(lf, seats, labels.get("column_aliases"))
+        long = seat_rows(lf, seats, labels.get("column_aliases"), timeout_code)
         cols = set(long.collect_schema().names())
         if "first" in cols:
             long = long.with_columns((pl.col("seat") == pl.col("first")).alias("went_first"))
@@ -629,7 +685,7 @@ def summarise(run_dir: Path, labels: dict, timeout_code: int, grouped: bool = Tr
             queries["solo_battles"] = solo_battles(lf, n_b)
     if "first" in cols:
         w = _weight(turns)
-        queries["turn_order"] = turns.group_by("went_first").agg(_counts(w=w)).sort("went_first", descending=True)
+        queries["turn_order"] = turns.group_by("went_first").agg(_row_counts(turns)).sort("went_first", descending=True)
         queries["turn_order_by_length"] = by_rounds(turns, "went_first")
     if "fair" in long.collect_schema().names():
         for k, keys in FAIR_KEYS.items():
@@ -706,8 +762,12 @@ def summarise(run_dir: Path, labels: dict, timeout_code: int, grouped: bool = Tr
         out["solo_battles"] = with_interval(frames["solo_battles"], wins="defeats").with_columns(
             pl.col("win_rate").alias("defeat_rate"))
     out["length"] = frames["length"]
+    # ``draws``/``draw_rate``: every game without a winner; apart, the drawn games that ended (``ended_draws``,
+    # ``ended_draw_rate``) and the games stopped at the round cap (``timeouts``, ``timeout_rate``): no drawn game
     out["health"] = frames["health"].with_columns(
         (pl.col("draws") / pl.col("games")).alias("draw_rate"),
         (pl.col("timeouts") / pl.col("games")).alias("timeout_rate"),
+        (pl.col("draws") - pl.col("timeouts")).alias("ended_draws"),
+        ((pl.col("draws") - pl.col("timeouts")) / pl.col("games")).alias("ended_draw_rate"),
     )
     return out

@@ -3,7 +3,9 @@
 Every tested row is a rate of seat-games (a seat's, a character's, a strategy's wins) compared with its
 *fair* value: what the row would win if nothing about it mattered. A seat-game in a k-player game is fair
 at ``(1 - draw) / k`` wins (its own game's draw counted, so a character that draws often is not called
-weak), and the row's reference is the sum of its seat-games' fair values over its seat-games. When the
+weak; a game stopped at the round cap, a timeout, has no winner either: no one's win, out of the decisive
+games, never half a win), and the row's reference is the sum of its seat-games' fair values over its
+seat-games. When the
 seats play different strategies, the fair value of a seat-game is its strategy's observed share of the
 decisive games at that player count instead (indirect standardisation): a strong strategy then cannot
 make the seat, character or card it played look strong. Matchups (two seats) are tested against half of

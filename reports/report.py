@@ -31,12 +31,8 @@ def _records(df: pl.DataFrame) -> list[dict]:
 
 def notes(t: dict[str, pl.DataFrame]) -> list[str]:
     """Descriptive lines beside the findings: game health (timeouts), which no test stands behind."""
-    out = []
-    h = t["health"].row(0, named=True)
-    if h["timeout_rate"] > 0.01:
-        out.append(f"{100 * h['timeout_rate']:.1f}% of games hit the round cap (timeouts): strategies may stall; "
-                   f"a timeout counts as a draw in every rate.")
-    return out
+    line = aggregate.timeout_note(t["health"].row(0, named=True))
+    return [line] if line else []
 
 
 def rank_cards(card: pl.DataFrame, k: int = causal.DEFAULT_CARDS) -> list[int]:
@@ -501,7 +497,8 @@ def build(run_dir: Path, out_dir: Path | None = None, log=print, min_effect: flo
         f"Data: {man['data']['folder']} (hash {man['data']['data_hash']})"
         + (f", overrides: {', '.join(spec.overrides)}" if spec.overrides else ""),
         (f"Balance measures (95% intervals): {html_mod.escape(measures)}. " if measures else "")
-        + f"Draw rate {100 * h['draw_rate']:.2f}%, timeout rate {100 * h['timeout_rate']:.2f}%, "
+        + f"No winner in {100 * h['draw_rate']:.2f}% of games: drawn {100 * h['ended_draw_rate']:.2f}%, stopped "
+        f"at the cap (timeouts, no drawn game) {100 * h['timeout_rate']:.2f}%; "
         f"rounds mean {h['mean_rounds']:.2f} (sd {h['std_rounds'] or 0:.2f}, median {h['median_rounds']:.0f}, "
         f"max {h['max_rounds']})",
     ]
