@@ -3,6 +3,7 @@ from balance.registry import register_strategy
 from strategies.colosseum.builtin import (
     GREEDY_KNOBS, NASH_KNOBS, READER_KNOBS, greedy_nb, nash_nb, random_nb, reader_nb,
 )
+from strategies.colosseum.ismcts_nb import ISMCTS_KNOBS, ismcts_nb
 
 register_strategy("colosseum", "random", random_nb, "uniform over the legal cards, characters and Overdrives")
 register_strategy("colosseum", "greedy", greedy_nb,
@@ -15,3 +16,8 @@ register_strategy("colosseum", "nash", nash_nb,
                   "plays the equilibrium mix of each round's 9x9 zero-sum game (regret matching+); holding a "
                   "standoff (last round's pair again, changing nothing) costs it 'stall'",
                   params=(200.0, 20.0, 50.0), param_names=NASH_KNOBS)
+register_strategy("colosseum", "ismcts", ismcts_nb,
+                  "search: each round's payoff matrix estimated by playouts (the opponent's hidden Overdrive "
+                  "sampled), played at its equilibrium or, with chance 'read', as the best reply to the opponent's "
+                  "history",
+                  params=(16.0, 8.0, 200.0, 0.0, 0.5), param_names=ISMCTS_KNOBS)
