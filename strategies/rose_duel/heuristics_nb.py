@@ -58,16 +58,16 @@ def _power_nb(m, p):
 
 
 @njit(cache=True, inline='always')
-def _leader_nb(m, seat, mask):
-    """The seat in ``mask`` holding the most goal cards (the closest to a Revolution; the first in seat order on a
-    tie). Selects (``cmov_nb``), not branches: who holds more is as random as the game."""
-    best = -1
-    bg = -1
+def _leaders_nb(m, mask):
+    """The seats of ``mask`` holding the most goal cards (the closest to a Revolution), as a bit mask: every seat of
+    a tie (a tie broken by seat order sent the hostile cards to the lowest seat: issue 25). Selects (``cmov_nb``),
+    not branches: who holds more is as random as the game."""
+    best = 0
+    bg = 0
     for q in range(m[S_N_PLAYERS]):
-        g = cmov_nb((mask >> q) & 1, popcount_nb(m[SEAT0 + q * SEAT_W + O_GOALS]), -1)  # (-1: never better)
-        better = g > bg
-        best = cmov_nb(better, q, best)
-        bg = cmov_nb(better, g, bg)
+        g = cmov_nb((mask >> q) & 1, popcount_nb(m[SEAT0 + q * SEAT_W + O_GOALS]), -1)  # (-1: never a leader)
+        best = cmov_nb(g > bg, 1 << q, cmov_nb(g == bg, best | (1 << q), best))
+        bg = max(g, bg)
     return best
 
 
@@ -249,12 +249,17 @@ def heuristic_action_pick_nb(m, seat, mask, params):
 
 @njit(cache=True, inline='always')
 def heuristic_target_pick_nb(m, seat, mask, k):
-    """PH_TARGET of action card ``k``: a hostile card aims at the Victor when it may, else at the leader; any
-    other card at a seat drawn from ``mask``."""
+    """PH_TARGET of action card ``k``: a hostile card aims at the Victor when it may, else at the leader (tied
+    leaders: one drawn uniformly, PICK_DRAW over them, from the game's stream); any other card at a seat drawn from
+    ``mask``."""
     if k >= 0 and m[CARDS_AT + k * CA_WIDTH + CA_HOSTILE]:
         v = m[S_VICTOR]
         at_victor = (v >= 0) & (v < HOUSE) & ((mask >> max(v, 0)) & 1 != 0)
-        return cmov_nb(at_victor, v, _leader_nb(m, seat, mask)), 0  # (both worked out: who is Victor is random)
+        lead = _leaders_nb(m, mask)
+        one = (lead & (lead - 1)) == 0  # a single leader: no draw
+        t = cmov_nb(one, _low_index_nb(lead), PICK_DRAW)
+        # (both worked out: who is Victor is random)
+        return cmov_nb(at_victor, v, t), cmov_nb(at_victor | one, 0, lead)
     return PICK_DRAW, mask
 
 
