@@ -538,8 +538,11 @@ def validate(target, override, json_out):
                    "--seconds of kernel work with 1 and 2 workers, beside the kernel rate and their ratio")
 @click.option("--seconds", default=6.0, show_default=True, type=click.FloatRange(min=0.5, max=600),
               help="with --end-to-end: the kernel work of each whole run")
+@click.option("--playouts", is_flag=True,
+              help="instead: the search strategy's playouts per CPU-second beside random games per CPU-second")
 @click.option("--json", "json_out", default=None, type=click.Path(dir_okay=False), help="also write the per-strategy result as JSON (- for standard output)")
-def bench(game, n_games, reps, strategy, plugin, game_set, reference, workers_list, end_to_end, seconds, json_out):
+def bench(game, n_games, reps, strategy, plugin, game_set, reference, workers_list, end_to_end, seconds, playouts,
+          json_out):
     """Games per CPU-second on one core for each strategy (mirror pairs), and compile/load time.
 
     Each strategy: ``--reps`` timed repetitions of the same chunk size, the best and the median shown. Timed with
@@ -558,7 +561,8 @@ def bench(game, n_games, reps, strategy, plugin, game_set, reference, workers_li
 
     outputs.check_file(json_out, "--json")
     if json_out and (workers_list is not None or reference):
-        raise BalanceError("--json writes the per-strategy measurement; not with --workers or --reference")
+        raise BalanceError("--json writes the per-strategy or the playout measurement; not with --workers or "
+                           "--reference")
     if end_to_end and (workers_list is not None or reference):
         raise BalanceError("--end-to-end measures beside the per-strategy kernel rate; not with --workers or --reference")
     say = _say(json_out)
@@ -582,6 +586,9 @@ def bench(game, n_games, reps, strategy, plugin, game_set, reference, workers_li
         return
     if reference:
         _bench_reference(game)
+        return
+    if playouts:
+        _bench_playouts(game, reps, _options(game_set, None), json_out, say, cpu)
         return
     say(f"one core, best of {reps} repetitions{load}")
     say(f"{'pair':<22}{'compile/load s':>15}{'games/CPU-s':>14}{'median':>12}{'rounds/game':>13}")
@@ -624,6 +631,37 @@ def bench(game, n_games, reps, strategy, plugin, game_set, reference, workers_li
         doc = {"game": game, "machine": cpu, "cores": os.cpu_count(), "python": platform.python_version(),
                "numba": numba.__version__, "options": _options(game_set, None), "results": results}
         outputs.write_text(json_out, json.dumps(doc, indent=1, ensure_ascii=False), "--json")
+
+
+def _bench_playouts(game: str, reps: int, options: dict, json_out, say, cpu: str) -> None:
+    """``bench --playouts``: the search strategy's playouts per CPU-second (best of ``reps``) beside random games
+    per CPU-second on the same process, and their ratio (a playout is a random game from a sampled position)."""
+    from balance import outputs
+    from balance.protocol import load_attr
+    from balance.runs import Prepared, RunSpec
+
+    spec = registry.get_game(game)
+    if not spec.playouts:
+        raise BalanceError(f"--playouts: {game} has no search strategy yet (games with one: "
+                           f"{', '.join(g for g in registry.available_games() if registry.get_game(g).playouts)})")
+    prep = Prepared(RunSpec(game=game, games=1, strategies=["random"], options=options).normalised())
+    measure = load_attr(spec.playouts)
+    prep.chunk(0, 1)
+    n = 20_000
+    games = playouts_best = 0.0
+    for r in range(reps):
+        t = time.thread_time()
+        prep.chunk((r + 1) * n, n, reuse=True)
+        games = max(games, n / max(time.thread_time() - t, 1e-9))
+        k, dt = measure(prep.tables, prep.settings, 1.0)
+        playouts_best = max(playouts_best, k / max(dt, 1e-9))
+    say(f"one core, best of {reps}: random games {games:,.0f}/CPU-s; playouts {playouts_best:,.0f}/CPU-s "
+        f"(x{playouts_best / games:.2f}; the goal is at least x0.5)")
+    if json_out:
+        outputs.write_text(json_out, json.dumps({"game": game, "machine": cpu, "cores": os.cpu_count(),
+                                                 "random_games_per_cpu_s": round(games, 1),
+                                                 "playouts_per_cpu_s": round(playouts_best, 1),
+                                                 "ratio": round(playouts_best / games, 3)}, indent=1), "--json")
 
 
 def _bench_end_to_end(game: str, name: str, kernel_rate: float, seconds: float, options: dict,

@@ -126,6 +126,8 @@ class GameSpec:
     - ``draft``: ``"module:function"`` counting its draft's picks and bans on re-dealt games (``balance.drafts``).
     - ``analyses``: ``"module"`` of the games its report parts show beyond the run's records (``analyse(spec,
       tables) -> dict``, ``budget() -> dict``): played and cached by ``balance.analyses``, never by a report.
+    - ``playouts``: ``"module:function"`` timing its search strategy's playouts (``fn(tables, settings, seconds)
+      -> (playouts, cpu_seconds)``, ``balance bench --playouts``).
     """
 
     name: str
@@ -155,6 +157,7 @@ class GameSpec:
     report_parts: str | None = None
     draft: str | None = None
     analyses: str | None = None
+    playouts: str | None = None
 
     @classmethod
     def of(cls, module: GameModule, title: str, description: str, **capabilities) -> "GameSpec":

@@ -51,6 +51,18 @@ def test_bench_json_and_bad_paths(capsys, tmp_path):
     assert_one_line_error(code, err, "--end-to-end")
 
 
+def test_bench_playouts(capsys, tmp_path):
+    """The search strategy's playouts per CPU-second beside random games per CPU-second (issue: at least half)."""
+    code, out, err = cli(capsys, "bench", "colosseum", "--playouts", "--reps", 1, "--json", tmp_path / "p.json")
+    assert code == 0, err
+    p = json.loads((tmp_path / "p.json").read_text())
+    assert p["playouts_per_cpu_s"] > 0 and p["random_games_per_cpu_s"] > 0
+    assert p["ratio"] == pytest.approx(p["playouts_per_cpu_s"] / p["random_games_per_cpu_s"], rel=1e-2)
+    assert "playouts" in out
+    code, _, err = cli(capsys, "bench", "blade_rondo_maria", "--playouts")
+    assert_one_line_error(code, err, "--playouts", "no search strategy")
+
+
 def test_bench_end_to_end(capsys, tmp_path):
     """Whole `balance simulate` processes beside the kernel rate: their games, wall time and ratio."""
     code, out, err = cli(capsys, "bench", "colosseum", "--strategy", "random", "--reps", 1, "--games", 2000,

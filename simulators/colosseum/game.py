@@ -681,6 +681,7 @@ SPEC = GameSpec.of(
     "1-vs-1 simultaneous card duel: 6 characters, Dragon Tide dice, ranges and Overdrives",
     compile_seconds=20, drift_deals=2_000_000, length_unit="rounds", cap_field="rules.max_rounds", scenario=run_scenario,
     restrict_items=restrict_items, forbid=forbid, checked="simulators.colosseum.checked_nb",
+    playouts="strategies.colosseum.ismcts_nb:bench_playouts",
     reference=Reference("games (random vs random, random setup)", _reference_bench, _reference_fuzz,
                         ("random", "random")),
     record_invariants=record_invariants, draft="balance.drafts:colosseum_draft")

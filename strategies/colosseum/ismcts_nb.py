@@ -167,3 +167,31 @@ def ismcts_nb(phase, m, seat, mask, params):
         if rand_float_nb(p, M_RNG) < read:
             return pick
     return sample_nb(p, mix, mask)
+
+
+@njit(cache=True)
+def values_nb(m, seat, mask, omask, playouts, dets, policy, V):
+    """``round_values_nb`` on the machine array ``m`` (callable from Python: the playout bench)."""
+    return round_values_nb(as_machine_nb(m), seat, mask, omask, playouts, dets, policy, V)
+
+
+def bench_playouts(tables, settings: dict, seconds: float = 2.0) -> tuple[int, float]:
+    """Playouts in about ``seconds`` of this thread's CPU time: ``round_values_nb`` with the default knobs on
+    positions reached by random play (``balance bench colosseum --playouts``). Returns (playouts, CPU seconds)."""
+    import time
+
+    from strategies.colosseum.checks import played_states
+
+    states = [s for s in played_states(tables, np.random.default_rng(7), 40, 10)
+              if not s[S_DONE] and s[SEAT0 + O_HAND] and s[SEAT0 + SEAT_W + O_HAND]]
+    V = np.zeros((N_SLOTS, N_SLOTS))
+    values_nb(states[0], 0, int(states[0][SEAT0 + O_HAND]), 1, 1, 1, 0.0, V)  # compiled before the timing
+    n = 0
+    t = time.thread_time()
+    k = 0
+    while time.thread_time() - t < seconds:
+        m = states[k % len(states)]
+        n += values_nb(m, k % 2, int(m[SEAT0 + (k % 2) * SEAT_W + O_HAND]),
+                       int(m[SEAT0 + (1 - k % 2) * SEAT_W + O_HAND]), 16, 8, 0.0, V)
+        k += 1
+    return n, time.thread_time() - t
