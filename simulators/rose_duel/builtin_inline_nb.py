@@ -20,7 +20,7 @@ Where ``rules_nb`` decides a built-in seat inline (each the same function the st
 - ``ask_often_nb``, ``ask_location_nb``, ``ask_victor_nb``, ``ask_focus_nb`` (the heuristics' focus split kept
   per seat and focus total in FOCUS_MEMO_AT: it is a function of the params alone);
 - ``play_duel_card_nb``, ``offer_reaction_nb``, ``action_nb``: the heuristics' card, side, reaction, action and
-  target picks; ``turn_nb``: the optional draw; ``spectators_nb``: the claims of built-in seats, drawn on the
+  target picks; ``turn_nb``: the optional draw; ``ask_status_nb``: the optional status update; ``spectators_nb``: the claims of built-in seats, drawn on the
   stream held in locals.
 
 None of them repeats a rule: each rule function asks its seat's decision once, and only how the answer is
@@ -36,8 +36,8 @@ from strategies.rose_duel.builtin import random_nb, uniform_choice_nb  # noqa: F
 from strategies.rose_duel.heuristics_nb import (  # noqa: F401 (the kernels' inline decisions)
     AIM_OBJECT, AIM_ROSE, N_PARAMS, PICK_DRAW, akio_focus_nb, akio_nb, drawn_nb, heuristic_action_pick_nb,
     heuristic_challenge_nb, heuristic_draw_nb, heuristic_duel_card_pick_nb, heuristic_location_nb, heuristic_nb,
-    heuristic_pick_nb, heuristic_react_nb, heuristic_side_nb, heuristic_spectate_nb, heuristic_target_pick_nb,
-    location_from_nb, spectate_from_nb,
+    heuristic_pick_nb, heuristic_react_nb, heuristic_side_nb, heuristic_spectate_nb, heuristic_status_nb,
+    heuristic_target_pick_nb, location_from_nb, spectate_from_nb,
 )
 
 

@@ -50,8 +50,9 @@ PH_FOCUS_LOSS = 10  # bit b: remove the wound's focus point from box b (thrust, 
 PH_GOAL = 11  # goal ids the winner may take from the loser
 PH_REVOLUTION = 12  # bit 0 no, bit 1 accept the Duel of Revolution
 PH_DRAW = 13  # bit 0 no, bit 1 draw an action card
+PH_STATUS = 14  # bit 0 no, bit 1 update status (T4: "may update"; rules status_update_optional)
 PHASE_NAMES = ("react", "action", "target", "cancel", "challenge", "spectate", "focus", "location", "duel_card",
-               "side", "focus_loss", "goal", "revolution", "draw")
+               "side", "focus_loss", "goal", "revolution", "draw", "status")
 PASS_BIT = 15
 NO, YES = 0, 1
 
@@ -100,13 +101,16 @@ R_AKIO_CARDS, R_FOCUS_LOSS, R_DIE, R_UNOWNED_GOALS = 18, 19, 20, 21
 # restricted play (not data: balance/restrict.py sets them): the seats in R_FORBID_SEATS (bit mask) may not
 # play card kinds in R_FORBID_KINDS (bit mask) while another choice is legal; 0: no restriction
 R_FORBID_SEATS, R_FORBID_KINDS = 22, 23
-R_WIDTH = 24
+R_USED_EVENTS, R_STATUS_OPTIONAL, R_REV_NO_WINNER = 24, 25, 26
+R_WIDTH = 27
 REV_PLAYERS_START, REV_PLAYERS_ACTIVE = 0, 1
 UNPLAYED_VICTOR, UNPLAYED_POOL = 0, 1
 HOUSE_GOALS_WINNER, HOUSE_GOALS_POOL = 0, 1
 UNOWNED_VICTOR, UNOWNED_POOL = 0, 1
 STATUS_UNINVOLVED, STATUS_TURN_PLAYER, STATUS_ALL = 0, 1, 2
 BOTH_COLLAPSE_NO_WINNER, BOTH_COLLAPSE_VICTOR = 0, 1
+USED_EVENTS_REMOVED, USED_EVENTS_RESHUFFLE = 0, 1
+REV_NO_WINNER_STAYS, REV_NO_WINNER_REMOVED = 0, 1
 
 # --- duelist table columns
 DU_NO, DU_THRUST, DU_PARRY, DU_FOCUS, DU_STAMINA, DU_STRENGTH, DU_NOBILITY, DU_BLACK_ROSE, DU_GOAL = range(9)
@@ -226,7 +230,12 @@ TRACE_W = 6
 (EV_SETUP, EV_VICTOR, EV_FIRST, EV_ROLL, EV_EVENT, EV_REACT, EV_NO_REACTION, EV_ACTION, EV_CANCEL, EV_CHALLENGE,
  EV_SPECTATE, EV_PHASE, EV_FOCUS, EV_LOCATION, EV_DUEL_CARD, EV_INITIATIVE, EV_ATTACK, EV_LOCK, EV_HIT_ROSE,
  EV_HIT_BODY, EV_HIT_OBJECT, EV_PARRY, EV_FATIGUE, EV_DUEL_END, EV_GOAL, EV_NOBILITY, EV_OUT, EV_REVOLUTION, EV_AKIO,
- EV_STATUS, EV_DRAW, EV_EFFECT, EV_NEW_VICTOR, EV_GAME_END, EV_ILLEGAL, EV_TURN, EV_POOL_GOAL, EV_FOCUS_LOSS) = range(1, 39)
+ EV_STATUS, EV_DRAW, EV_EFFECT, EV_NEW_VICTOR, EV_GAME_END, EV_ILLEGAL, EV_TURN, EV_POOL_GOAL, EV_FOCUS_LOSS,
+ EV_GOALS_MOVED) = range(1, 40)
+# EV_GOALS_MOVED: seat = who receives them (-1: set aside in the pool), a = goal bits, b = the seat they came from,
+# c = why: GM_RETURNED (back to their owner, R5), GM_UNOWNED (nobody in the game owns them, R5), GM_HOUSE (the
+# beaten house Victor's other goal cards, G4)
+GM_RETURNED, GM_UNOWNED, GM_HOUSE = 0, 1, 2
 
 # --- first use per card kind in the records: 8 bits a kind, FIRST_PER_COLUMN kinds a uint64 column
 FIRST_BITS = 8

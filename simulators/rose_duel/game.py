@@ -4,7 +4,7 @@ Rules summary (``../shared/rules/rose_duel.txt``; every reading in ``RULINGS.md`
 each draw a duelist (Black Rose duelists removed) and hold its goal card; the Victor is an unplayed
 duelist (the house) or, when every duelist has a player, the one closest to a 2-dice roll. Each turn:
 a die roll (1: a private event, 6: a public one, else an action card on another player, which may be
-cancelled), an optional challenge of the Victor (a duel), the status update, an optional draw. Duels
+cancelled), an optional challenge of the Victor (a duel), the optional status update, an optional draw. Duels
 run in phases of focus allocation, a face-down hit location, initiative, attack against defend (a tie
 is a sword lock), hits on the rose (the duel is won: goal cards and Nobility change hands), the body
 (wounds, a focus point) or an object (its steps), then fatigue. A Victor holding players + 3 goal
@@ -225,6 +225,10 @@ def build_tables(data: GameData) -> Tables:
     rules[E.R_UNOWNED_GOALS] = E.UNOWNED_VICTOR if r["unowned_goals"] == "victor" else E.UNOWNED_POOL
     rules[E.R_WOUNDS_PERSIST] = int(r["wounds_persist"])
     rules[E.R_STATUS_UPDATE] = ("uninvolved", "turn_player", "all").index(r["status_update"])
+    rules[E.R_STATUS_OPTIONAL] = int(r["status_update_optional"])
+    rules[E.R_USED_EVENTS] = E.USED_EVENTS_REMOVED if r["used_events"] == "removed" else E.USED_EVENTS_RESHUFFLE
+    rules[E.R_REV_NO_WINNER] = (E.REV_NO_WINNER_STAYS if r["revolution_no_winner"] == "victor_stays"
+                                else E.REV_NO_WINNER_REMOVED)
     rules[E.R_VICTOR_REST] = r["victor_rest_turns"]
     rules[E.R_MAX_PHASES] = r["max_phases"]
     rules[E.R_BLACK_ROSE] = int(r["black_rose_playable"])
@@ -582,8 +586,9 @@ def describe_events(tables: Tables, m: np.ndarray, names=None, since: int = 0) -
             txt = f"{who} places focus thrust {a} / parry {b} / initiative {c}"
         elif code == E.EV_LOCATION:
             txt = f"{who} writes down a hit location"
-        elif code == E.EV_DUEL_CARD:
-            txt = f"{who} plays {cn[a]} (for the {'challenger' if b == 0 else 'Victor'} side)"
+        elif code == E.EV_DUEL_CARD:  # c: a Duel of Revolution (side 0 the Victor, side 1 Akio)
+            side = ("the Victor's", "Akio's")[b] if c else ("the challenger's", "the Victor's")[b]
+            txt = f"{who} plays {cn[a]} (for {side} side)"
         elif code == E.EV_INITIATIVE:
             txt = f"initiative {a} : {b}"
         elif code == E.EV_ATTACK:
@@ -608,6 +613,18 @@ def describe_events(tables: Tables, m: np.ndarray, names=None, since: int = 0) -
         elif code == E.EV_GOAL:
             gs = [tables.goal_names[i] for i in range(len(tables.goal_names)) if (b >> i) & 1]
             txt = f"{who} takes the goal card {', '.join(gs)} from {_seat(names, a)}"
+        elif code == E.EV_GOALS_MOVED:  # G4, R5: goal cards moved without a duel won over them
+            gl = [tables.goal_names[i] for i in range(len(tables.goal_names)) if (a >> i) & 1]
+            gs = ("goal card " if len(gl) == 1 else "goal cards ") + ", ".join(gl)
+            src = _seat(names, b)
+            if c == E.GM_RETURNED:
+                txt = f"{who} gets back the {gs} from {src}"
+            elif c == E.GM_UNOWNED:
+                txt = (f"{who} (the Victor) takes the {gs} of {src}, owned by no player in the game" if seat >= 0
+                       else f"the {gs} of {src}, owned by no player in the game, set aside (pool)")
+            else:
+                txt = (f"{who} takes the house's other {gs}" if seat >= 0
+                       else f"the house's other {gs} set aside (pool)")
         elif code == E.EV_POOL_GOAL:
             gs = [tables.goal_names[i] for i in range(len(tables.goal_names)) if (a >> i) & 1]
             txt = f"{who} takes the goal card {', '.join(gs)} from the pool"
@@ -671,8 +688,11 @@ def snapshot(tables: Tables, s: np.ndarray) -> dict:
         "turn": int(s[E.S_TURN]), "current": int(s[E.S_CUR]) + 1,
         "victor": "house" if v == E.HOUSE else (v + 1 if v >= 0 else None),
         "house": {"duelist": tables.duelist_keys[s[hb + E.O_DUELIST]] if s[hb + E.O_DUELIST] >= 0 else None,
-                  "goals": [tables.goal_keys[i] for i in range(len(tables.goal_keys)) if (s[hb + E.O_GOALS] >> i) & 1]},
+                  "goals": [tables.goal_keys[i] for i in range(len(tables.goal_keys)) if (s[hb + E.O_GOALS] >> i) & 1],
+                  "stamina": int(s[hb + E.O_STAMINA]), "focus": int(s[hb + E.O_FOCUS])},
         "pool": [tables.goal_keys[i] for i in range(len(tables.goal_keys)) if (s[E.S_POOL] >> i) & 1],
+        # the event pile left, and the drawn events (removed from play, T2; "reshuffle": until the pile is empty)
+        "events_left": int(s[E.S_EVD_N]), "events_drawn": int(s[E.S_EVX_N]),
         "seats": seats,
         # the turn (1-based) each card kind was first used by any seat so far: what the record stores
         "first_used": {tables.card_keys[k]: int(s[E.FIRST_USED + k]) for k in range(len(tables.card_keys))
@@ -691,7 +711,7 @@ def run_scenario(path: Path) -> list[dict]:
     ``{seat = 1, phase = "challenge", pick = "yes"}``; a pick is a card key for card phases, a seat
     number for target, ``"rose"/"body"/<object>`` for location, ``[t, p, i]`` for focus,
     ``"thrust"/"parry"/"initiative"`` for focus_loss, a goal key, ``"challenger"/"victor"`` for side,
-    ``"yes"/"no"``, ``"pass"``). A missing or illegal choice stops with an error naming the turn.
+    ``"yes"/"no"`` (challenge, spectate, revolution, draw, status), ``"pass"``). A missing or illegal choice stops with an error naming the turn.
     """
     import sys
 

@@ -34,13 +34,15 @@ from simulators.common.rng_nb import (
 from simulators.rose_duel.builtin_inline_nb import (
     PICK_DRAW, akio_focus_nb, akio_mode_nb, builtin_params_nb, drawn_nb, heuristic_action_pick_nb,
     heuristic_challenge_nb, heuristic_draw_nb, heuristic_duel_card_pick_nb, heuristic_location_nb, heuristic_pick_nb,
-    heuristic_react_nb, heuristic_side_nb, heuristic_target_pick_nb, plays_heuristic_nb, plays_random_nb,
-    spectate_from_nb, uniform_choice_nb,
+    heuristic_react_nb, heuristic_side_nb, heuristic_status_nb, heuristic_target_pick_nb, plays_heuristic_nb,
+    plays_random_nb, spectate_from_nb, uniform_choice_nb,
 )
 from simulators.rose_duel.call_nb import BUILTINS_T, PARAMS_T, STRATS_T, call_strategy_nb, install_at_nb, install_nb
 from simulators.rose_duel.enums import (
     C_HEUR, C_UNIFORM,
     SCR_DICE_AT, SCR_DICE_N, SCR_DICE_POS, SCR_ERR, SCR_ON, R_UNOWNED_GOALS, UNOWNED_VICTOR,
+    EV_GOALS_MOVED, GM_HOUSE, GM_RETURNED, GM_UNOWNED, PH_STATUS, R_REV_NO_WINNER, R_STATUS_OPTIONAL, R_USED_EVENTS,
+    REV_NO_WINNER_REMOVED, USED_EVENTS_RESHUFFLE,
     R_FORBID_KINDS, R_FORBID_SEATS, FIRST_BITS, FIRST_COLUMNS, FIRST_PER_COLUMN, FIRST_TURN_CAP, FIRST_USED,
     ACTION_KINDS_AT, AKIO_AT, AKIO_CARDS_AT, AKIO_HAND, CANCEL_BY_AT, CA_COPIES, CA_DUEL_EFF, CA_DUEL_EFF_N, CA_EFF,
     CA_EFF_N, CA_WIDTH, CARDS_AT, D_CNT_FIRST, D_CNT_HIT, D_CNT_LOCK, D_CNT_PARRY, D_CNT_PHASES, D_FIX,
@@ -258,7 +260,8 @@ def illegal_nb(m, seat, phase, value):
 @njit(i8(MP, i8, i8), cache=True)
 def house_choice_nb(m, phase, mask):
     """The house's fixed policy (the house Victor, a house Akio; rules, not a strategy): an even
-    thrust/parry split, aim at the rose, play any card, take the lowest option otherwise."""
+    thrust/parry split, aim at the rose, play any card, update its status (it holds only wounds), take the lowest
+    option otherwise."""
     if phase == PH_FOCUS:
         # a kernel mask holds the (f + 1)(f + 2) / 2 splits of focus total f (SPLIT_MASK_AT; the table is
         # thrust-major, parry ascending: game.split_table): the split (t, f - t) is index row(t) + f - t
@@ -276,7 +279,7 @@ def house_choice_nb(m, phase, mask):
                 return k
     if phase == PH_LOCATION and mask & 1:
         return 0
-    if phase == PH_CHALLENGE or phase == PH_REVOLUTION or phase == PH_DRAW:
+    if phase == PH_CHALLENGE or phase == PH_REVOLUTION or phase == PH_DRAW or phase == PH_STATUS:
         return YES if (mask >> YES) & 1 else NO
     low = mask & ~(1 << PASS_BIT)
     if low:
@@ -498,6 +501,8 @@ def return_goals_nb(m, p):
             own = goal_bit_nb(m, m[sb(q) + O_DUELIST]) & g
             m[sb(q) + O_GOALS] |= own
             g &= ~own
+            if own:
+                emit_nb(m, q, EV_GOALS_MOVED, own, p, GM_RETURNED)
     return g
 
 
@@ -551,6 +556,9 @@ def remove_player_nb(m, p):
         m[sb(v) + O_GOALS] |= rest  # unowned goal cards belong with the Victor, as at setup (G3, R5)
     else:
         m[S_POOL] |= rest
+        v = -1
+    if rest:
+        emit_nb(m, v, EV_GOALS_MOVED, rest, p, GM_UNOWNED)
     check_end_nb(m)
 
 
@@ -795,7 +803,7 @@ def play_duel_card_nb(m, side, spectator_seat, held):
         k = take_inline_nb(m, p, c, 1)
     if p >= 0 and p < HOUSE:
         note_used_nb(m, p, k)
-    emit_nb(m, p, EV_DUEL_CARD, k, side, 0)
+    emit_nb(m, p, EV_DUEL_CARD, k, side, m[DUEL0 + D_REVOLUTION])  # (c: which sides, for the replay)
     run_duel_steps_nb(m, card_nb(m, k, CA_DUEL_EFF), card_nb(m, k, CA_DUEL_EFF_N), side, 1 - side)
 
 
@@ -846,9 +854,10 @@ def collapse_check_nb(m, loser_hint):
 
 @njit(void(MP, i8), cache=True)
 def end_by_collapse_nb(m, both):
-    """Record the duel's end from the collapse bits ``both`` (1: side 0, 2: side 1, 3: both)."""
+    """Record the duel's end from the collapse bits ``both`` (1: side 0, 2: side 1, 3: both). ``victor_keeps``
+    gives a challenge to the Victor (side 1); a Duel of Revolution, where side 1 is Akio, ends with no winner (R6)."""
     if both == 3:
-        if m[RULES_AT + R_BOTH_COLLAPSE] == BOTH_COLLAPSE_VICTOR:
+        if m[RULES_AT + R_BOTH_COLLAPSE] == BOTH_COLLAPSE_VICTOR and not m[DUEL0 + D_REVOLUTION]:
             m[DUEL0 + D_RESULT] = DO_COLLAPSE
             m[DUEL0 + D_WINNER_SIDE] = 1
         else:
@@ -1122,37 +1131,38 @@ def challenge_nb(m, p):
         if l == HOUSE:
             rest = m[sb(HOUSE) + O_GOALS]
             m[sb(HOUSE) + O_GOALS] = 0
+            to = p
             if m[RULES_AT + R_HOUSE_GOALS_ON_DEFEAT] == HOUSE_GOALS_WINNER:
                 m[sb(p) + O_GOALS] |= rest
             else:
                 m[S_POOL] |= rest
+                to = -1
+            if rest:
+                emit_nb(m, to, EV_GOALS_MOVED, rest, HOUSE, GM_HOUSE)
             m[S_HOUSE_OUT_TURN] = m[S_TURN] + 1
         set_victor_nb(m, p)
 
 
 @njit(void(MP, i8), cache=True)
 def revolution_nb(m, p):
-    """The Duel of Revolution of the Victor ``p`` against Akio (played by the best roll among the
-    other players; the house when none is left). No spectators."""
+    """The Duel of Revolution of the Victor ``p`` against Akio (R3: played by the highest roll among the
+    other players, only the tied players rolling again; the house when none is left). No spectators. Won, the game
+    ends; lost, the Victor is removed (R5); nobody winning (R6) changes nothing (``revolution_no_winner``)."""
     d = DUEL0
     m[S_REVOLUTIONS] += 1
     m[S_DUELS] += 1
     emit_nb(m, p, EV_REVOLUTION, popcount_nb(m[sb(p) + O_GOALS]), 0, 0)
     akio = HOUSE
-    best = -1
-    others = 0
+    cands = 0
     for q in range(m[S_N_PLAYERS]):
         if q != p and m[sb(q) + O_IN]:
-            others |= 1 << q
-    for _ in range(50):
-        cands = highest_rollers_nb(m, others)  # (all of them roll again on a tie)
-        if cands == 0:
-            break
-        if popcount_nb(cands) == 1:
-            best = rand_bit16_nb(m, M_RNG, cands)
-            break
-    if best >= 0:
-        akio = best
+            cands |= 1 << q
+    if cands:
+        for _ in range(50):
+            cands = highest_rollers_nb(m, cands)  # "The player with the highest roll": the tied ones roll again
+            if popcount_nb(cands) == 1:
+                break
+        akio = rand_bit16_nb(m, M_RNG, cands)  # (50 ties in a row: one of them at random)
     m[S_AKIO] = akio
     emit_nb(m, akio, EV_AKIO, 0, 0, 0)
     for i in range(HAND_MAX):
@@ -1187,14 +1197,17 @@ def revolution_nb(m, p):
         m[S_END] = END_REVOLUTION
         emit_nb(m, p, EV_GAME_END, END_REVOLUTION, 0, 0)
         return
+    if ws < 0 and m[RULES_AT + R_REV_NO_WINNER] != REV_NO_WINNER_REMOVED:
+        return  # R6: "If the Victor loses": nobody lost, the Victor stays (and may accept again on a later turn)
     remove_player_nb(m, p)  # its goal cards go back; the player with the most becomes the Victor
 
 
 # ----------------------------------------------------------------------------- a turn
 @njit(void(MP), cache=True)
 def refill_events_nb(m):
-    """The drawn events shuffled back into the empty event pile (``draw_event_nb``; a call, rarely made)."""
-    if m[S_EVD_N] == 0:
+    """T2: the drawn events are "removed from play": an empty event pile stays empty (``used_events =
+    "reshuffle"``: the drawn events are shuffled back into it). ``draw_event_nb``; a call, rarely made."""
+    if m[S_EVD_N] == 0 and m[RULES_AT + R_USED_EVENTS] == USED_EVENTS_RESHUFFLE:
         for i in range(m[S_EVX_N]):
             m[EVD + i] = m[EVX + i]
         n = m[S_EVX_N]
@@ -1205,7 +1218,7 @@ def refill_events_nb(m):
 
 @njit(cache=True, inline='always')
 def draw_event_nb(m):
-    """The top event, the pile refilled first when empty; -1: none."""
+    """The top event (the pile refilled first when empty, ``refill_events_nb``); -1: none left."""
     if m[S_EVD_N] == 0:
         refill_events_nb(m)
     if m[S_EVD_N] == 0:
@@ -1342,21 +1355,41 @@ def action_nb(m, p):
 
 
 @njit(cache=True, inline='always')
+def ask_status_nb(m, seat):
+    """``ask_nb`` for the status update (PH_STATUS, YES or NO, both offered): a seat playing the built-in random
+    draws as ``ask_nb`` would, the built-in heuristics decide as ``ask_nb`` would (``heuristic_status_nb``, no
+    draw), without the call; the house and every other strategy through ``ask_nb``."""
+    if seat >= 0 and seat < HOUSE:
+        if plays_random_nb(m, seat):
+            return uniform_choice_nb(m, 3)
+        if plays_heuristic_nb(m, seat):
+            return heuristic_status_nb(m, seat)
+    return ask_nb(m, seat, PH_STATUS, 3)
+
+
+@njit(cache=True, inline='always')
 def status_update_nb(m, p):
-    """Step 4: heal 1 Stamina and 1 Focus (up to the card's maximum) and remove 1 point of every
-    lasting effect, for the players the rule names. Only the seats of S_STATUS_DUE can have anything to
-    update (the others are at their maximum with no modifier and armed): the update visits those of them the
-    rule names and clears the bit of each left with nothing (most seats, most turns: visiting every seat
-    was ~12% of a game) or out of the game (a seat that left wounded was otherwise visited every turn after)."""
+    """Step 4 (T4): "Players who did not participate in an event or action may update their status": each seat the
+    rule names (``status_update``) that has something to update is asked (PH_STATUS; ``status_update_optional``
+    false: it updates). An update heals 1 Stamina and 1 Focus (up to the card's maximum) and removes 1 point of every
+    lasting effect. The house Victor updates too, at every turn's step 4 (D8: "the injured duelist must heal their
+    wounds and restore their focus"; it has no turn of its own and never takes part in an event or action).
+
+    Only the seats of S_STATUS_DUE can have anything to update (the others are at their maximum with no modifier and
+    armed): the update visits those of them the rule names and clears the bit of each left with nothing (most seats,
+    most turns: visiting every seat was ~12% of a game), out of the game, or the house once it is no longer the
+    Victor (a seat that left wounded was otherwise visited every turn after)."""
     rule = m[RULES_AT + R_STATUS_UPDATE]
     n = m[S_N_PLAYERS]
-    due = m[S_STATUS_DUE] & ((1 << n) - 1)
+    house = int(m[S_VICTOR] == HOUSE) << HOUSE
+    left = m[S_STATUS_DUE] & (((1 << n) - 1) | house)
+    due = left
     if rule == STATUS_UNINVOLVED:
         due &= ~m[S_INVOLVED]
     elif rule == STATUS_TURN_PLAYER:
-        due &= 1 << p
+        due &= (1 << p) | house
+    optional = m[RULES_AT + R_STATUS_OPTIONAL] != 0
     tracing = m[M_TRACE_CAP] != 0
-    left = m[S_STATUS_DUE]
     while due:
         q = popcount_nb((due & -due) - 1)
         due &= due - 1
@@ -1364,29 +1397,35 @@ def status_update_nb(m, p):
         if not m[b + O_IN]:
             left &= ~(1 << q)  # (out for good: its bit would be visited every turn)
             continue
-        # the same updates as "if Stamina or Focus is below its maximum, both +1 up to it; each modifier one point
-        # towards 0", branch-free (the outcomes are as random as the turn)
         st = m[b + O_STAMINA]
         fo = m[b + O_FOCUS]
         mst = m[b + O_MAXST]
         mfo = m[b + O_MAXFO]
         heal = (st < mst) | (fo < mfo)
+        mods = 0
+        for j in range(N_STATS):
+            mods |= m[b + O_MOD + j]
+        if not (heal | (m[b + O_UNARMED] != 0) | (mods != 0)):
+            left &= ~(1 << q)  # nothing to update
+            continue
+        if optional and ask_status_nb(m, q) != YES:
+            continue  # declined: the seat keeps its wounds and effects (and is asked again next turn)
+        # the same updates as "if Stamina or Focus is below its maximum, both +1 up to it; each modifier one point
+        # towards 0", branch-free (the outcomes are as random as the turn)
         st = min(st + 1, mst) if heal else st
         fo = min(fo + 1, mfo) if heal else fo
         m[b + O_STAMINA] = st
         m[b + O_FOCUS] = fo
-        changed = heal | (m[b + O_UNARMED] != 0)
         rest = (st != mst) | (fo != mfo)
         for j in range(N_STATS):
             x = m[b + O_MOD + j]
-            changed |= x != 0
             x = x - (x > 0) + (x < 0)
             m[b + O_MOD + j] = x
             rest |= x != 0
         m[b + O_UNARMED] = 0
         if not rest:
             left &= ~(1 << q)
-        if tracing and changed:
+        if tracing:
             emit_nb(m, q, EV_STATUS, st, fo, 0)
     m[S_STATUS_DUE] = left
 
@@ -1567,8 +1606,10 @@ def setup_nb(m, n_players, fixed):
     shuffle_deck_nb(m)
     ne = m[M_EV_SIZE]
     for i in range(ne):
-        m[EVX + i] = m[EV_INIT_AT + i]
-    m[S_EVX_N] = ne  # shuffled into the pile at the first draw
+        m[EVD + i] = m[EV_INIT_AT + i]
+    m[S_EVD_N] = ne
+    m[S_EVX_N] = 0
+    shuffle_words_nb(m, M_RNG, EVD, ne)
     for k in range(n_players):
         for _ in range(m[RULES_AT + R_HAND_START]):
             draw_card_nb(m, n_players - 1 - k if sw else k)

@@ -16,7 +16,7 @@ from simulators.rose_duel import enums as E
 from simulators.rose_duel.schema import STATS
 
 CARD_PHASES = ("react", "action", "cancel", "duel_card")
-YES_NO = ("challenge", "spectate", "revolution", "draw")
+YES_NO = ("challenge", "spectate", "revolution", "draw", "status")
 CARD_CODE = 1000  # a scripted pick >= CARD_CODE names a card kind: the first hand slot holding it
 
 
@@ -24,6 +24,8 @@ CARD_CODE = 1000  # a scripted pick >= CARD_CODE names a card kind: the first ha
 def script_nb(phase, m, seat, mask, params):
     """The next scripted choice; -1 (an illegal choice: the game stops) with the reason in SCR_ERR."""
     p = as_machine_nb(m)
+    if p[E.SCR_ERR]:
+        return -1  # the game already stopped on the first error: keep its details for the message
     pos = p[E.SCR_CH_POS]
     p[E.SCR_ERR_SEAT] = seat
     p[E.SCR_ERR_PHASE] = phase

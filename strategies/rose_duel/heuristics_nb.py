@@ -17,7 +17,7 @@ from simulators.common.rng_nb import cmov_nb, next_u64_nb, popcount_nb, rand_bit
 from simulators.rose_duel.enums import (
     AKIO_AT, CA_HOSTILE, CA_WIDTH, CARDS_AT, D_REVOLUTION, D_SIDE0, DU_FOCUS, DU_PARRY, DU_STAMINA, DU_THRUST,
     DU_WIDTH, DUEL0, DUELISTS_AT, HAND_MAX, HOSTILE_KINDS_AT, LOC_BODY, LOC_ROSE, M_RNG, MAX_FOCUS, MAX_KINDS, NO,
-    O_DUELIST, O_FOCUS, O_GOALS,
+    O_DUELIST, O_FOCUS, O_GOALS, N_STATS, O_MAXFO, O_UNARMED, PH_STATUS,
     O_HAND, O_MAXST, O_MOD, O_STAMINA, PASS_BIT, PH_ACTION, PH_CANCEL, PH_CHALLENGE, PH_DRAW, PH_DUEL_CARD,
     PH_FOCUS, PH_FOCUS_LOSS, PH_LOCATION, PH_REACT, PH_REVOLUTION, PH_SIDE, PH_SPECTATE, PH_TARGET, RX_AT,
     RX_NOBILITY, RX_WIDTH, S_CTX_CARD, S_CTX_EVENT, S_N_PLAYERS, S_VICTOR, SEAT0, SEAT_W, SIDE_W, SPLIT_AT,
@@ -98,6 +98,19 @@ def heuristic_draw_nb(mask):
     """The heuristics' optional draw: always, when offered (reads no state, draws nothing: ``rules_nb.turn_nb``
     takes it without the call)."""
     return YES if (mask >> YES) & 1 else NO
+
+
+@njit(cache=True, inline='always')
+def heuristic_status_nb(m, seat):
+    """The heuristics' status update (PH_STATUS; YES or NO, both always offered): update only when it helps, when
+    what it gives (a point of Stamina, of Focus, an unarmed duelist armed, a point of each harmful modifier
+    removed) outweighs what it costs (a point of each helpful modifier removed). Draws nothing."""
+    b = SEAT0 + seat * SEAT_W
+    gain = int(m[b + O_STAMINA] < m[b + O_MAXST]) + int(m[b + O_FOCUS] < m[b + O_MAXFO]) + int(m[b + O_UNARMED] != 0)
+    for j in range(N_STATS):
+        x = m[b + O_MOD + j]
+        gain += int(x < 0) - int(x > 0)
+    return YES if gain > 0 else NO
 
 
 @njit(cache=True, inline='always')
@@ -345,6 +358,8 @@ def heuristic_pick_nb(phase, m, seat, mask, params, akio_mode):
                 return bx, 0
     if phase == PH_DRAW:
         return heuristic_draw_nb(mask), 0
+    if phase == PH_STATUS:
+        return heuristic_status_nb(m, seat), 0
     return PICK_DRAW, mask
 
 

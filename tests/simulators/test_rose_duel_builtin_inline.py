@@ -19,7 +19,8 @@ RULINGS = ["rules.revolution_players=active", "rules.unplayed_goals=pool", "rule
            "rules.status_update=all", "rules.victor_rest_turns=2", "rules.black_rose_playable=true",
            "rules.both_collapse=victor_keeps", "rules.lock_skips_prepare=false", "rules.akio_draws=2",
            "rules.focus_loss=false", "rules.revolution_offset=0", "rules.spectators=1",
-           "rules.spectators=0"]
+           "rules.spectators=0", "rules.status_update_optional=false", "rules.used_events=reshuffle",
+           "rules.revolution_no_winner=victor_removed"]
 SETUPS = [{"options": {"players": 2}}, {"options": {"players": 4}}, {"options": {"players": 6}},
           {"setup": "mixed"}, {"options": {"players": 4}, "swap_seats": True}]
 

@@ -199,7 +199,7 @@ events = ["{event}"]
 [[turns]]
 dice = [1]
 choices = [{choices}
-  {{ seat = 1, phase = "challenge", pick = "no" }},
+  {{ seat = 1, phase = "challenge", pick = "no" }},{status}
   {{ seat = 1, phase = "draw", pick = "no" }},
 ]
 """
@@ -207,7 +207,7 @@ choices = [{choices}
 
 def test_private_event_noble_deed_by_the_roller(tmp_path, tables):
     text = EVENT.format(hands='[["first_aid"], [], []]', event="falling_student",
-                        choices='{ seat = 1, phase = "react", pick = "first_aid" },')
+                        choices='{ seat = 1, phase = "react", pick = "first_aid" },', status="")
     rows = run_scenario(_write(tmp_path, text))
     utena = rows[-1]["seats"][0]
     assert utena["nobility"] == tables.data.files["duelists"]["utena"]["nobility"] + 1
@@ -216,7 +216,7 @@ def test_private_event_noble_deed_by_the_roller(tmp_path, tables):
 
 def test_private_event_unanswered_goes_to_the_others_first_reaction_counts(tmp_path, tables):
     text = EVENT.format(hands='[[], ["chivalry"], ["bento"]]', event="lost_kitten",
-                        choices='{ seat = 2, phase = "react", pick = "chivalry" },')
+                        choices='{ seat = 2, phase = "react", pick = "chivalry" },', status="")
     rows = run_scenario(_write(tmp_path, text))
     s = rows[-1]["seats"]
     assert s[1]["nobility"] == tables.data.files["duelists"]["touga"]["nobility"] + 1
@@ -225,8 +225,9 @@ def test_private_event_unanswered_goes_to_the_others_first_reaction_counts(tmp_p
 
 def test_unanswered_event_and_status_update_of_uninvolved_players(tmp_path, tables):
     # Fire in the Gymnasium, nobody holds a fitting card: every player loses 1 Stamina; the status update
-    # heals the players not involved in the event (seats 2, 3), not the one who drew it
-    text = EVENT.format(hands='[[], [], []]', event="gym_fire", choices="")
+    # heals the players not involved in the event (seats 2, 3) who choose to update, not the one who drew it
+    status = '{ seat = 2, phase = "status", pick = "yes" }, { seat = 3, phase = "status", pick = "yes" },'
+    text = EVENT.format(hands='[[], [], []]', event="gym_fire", choices="", status=status)
     rows = run_scenario(_write(tmp_path, text))
     d = tables.data.files["duelists"]
     s = rows[-1]["seats"]
@@ -304,9 +305,10 @@ dice = [3]
 choices = [{ seat = 1, phase = "action", pick = "rumor" }, { seat = 1, phase = "target", pick = 2 },
            { seat = 2, phase = "cancel", pick = "student_council_order" },
            { seat = 1, phase = "challenge", pick = "no" }, { seat = 1, phase = "draw", pick = "no" }]
-[[turns]]  # 5, seat 2: nothing left to play
+[[turns]]  # 5, seat 2: nothing left to play (seat 1, uninvolved, keeps Prank's -2 initiative: no update)
 dice = [3]
-choices = [{ seat = 2, phase = "challenge", pick = "no" }, { seat = 2, phase = "draw", pick = "no" }]
+choices = [{ seat = 2, phase = "challenge", pick = "no" }, { seat = 1, phase = "status", pick = "no" },
+           { seat = 2, phase = "draw", pick = "no" }]
 [[turns]]  # 6, seat 3: the second Prank: a later use keeps the first turn
 dice = [3]
 choices = [{ seat = 3, phase = "action", pick = "prank" }, { seat = 3, phase = "target", pick = 1 },
@@ -431,7 +433,9 @@ def test_tables_hold_the_starting_deck_events_and_hostile_kinds():
     dealt = list(m[E.DECK:E.DECK + m[E.S_DECK_N]]) + held
     assert len(held) == 4 * int(img[E.RULES_AT + E.R_HAND_START])
     assert np.bincount(dealt, minlength=kinds).tolist() == copies
-    assert sorted(m[E.EVX:E.EVX + m[E.S_EVX_N]]) == sorted(pile)
+    # the event pile shuffled at setup; none drawn yet, none removed from play (T2)
+    assert m[E.S_EVX_N] == 0 and sorted(m[E.EVD:E.EVD + m[E.S_EVD_N]]) == sorted(pile)
+    assert list(m[E.EVD:E.EVD + m[E.S_EVD_N]]) != list(pile)
 
 
 def test_turn_step_plays_one_turn_of_the_game_loop_and_the_cap_is_a_timeout():
