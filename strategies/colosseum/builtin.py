@@ -17,12 +17,12 @@ from numba import njit
 from numba.types import float64 as f8
 from numba.types import int64 as i8
 
-from simulators.colosseum.enums import M_RNG, O_HAND, PHASE_OVERDRIVE, PHASE_PLAY, SEAT0, SEAT_W
+from simulators.colosseum.enums import M_RNG, O_HAND, PHASE_MOVE, PHASE_OVERDRIVE, PHASE_PLAY, SEAT0, SEAT_W
 from simulators.common.memory_nb import MACHINE_PTR, as_machine_nb
 from simulators.common.rng_nb import rand_bit_nb, rand_float_nb
 from strategies.colosseum.common_nb import (
-    N_SLOTS, greedy_play_nb, int_decide_nb, integral_nb, pick_overdrive_nb, reader_play_nb, sample_nb,
-    standoff_payoff_matrix_nb,
+    N_SLOTS, free_move_choice_nb, greedy_play_nb, int_decide_nb, integral_nb, pick_overdrive_nb, reader_play_nb,
+    sample_nb, standoff_payoff_matrix_nb,
 )
 
 # the knobs' names, in their order in ``params`` (registered as ``param_names``), and an index constant for each
@@ -42,9 +42,12 @@ def random_nb(phase, m, seat, mask, params):
 
 @njit(i8(MACHINE_PTR, i8, i8, i8), cache=True)
 def setup_choice_nb(p, phase, seat, mask):
-    """The character (uniform) and Overdrive (``pick_overdrive_nb``) choices of greedy, reader and nash."""
+    """The character (uniform), Overdrive (``pick_overdrive_nb``) and free-move destination
+    (``free_move_choice_nb``) choices of greedy, reader and nash."""
     if phase == PHASE_OVERDRIVE:
         return pick_overdrive_nb(p, seat, mask)
+    if phase == PHASE_MOVE:
+        return free_move_choice_nb(p, seat, mask)
     return rand_bit_nb(p, M_RNG, mask)
 
 

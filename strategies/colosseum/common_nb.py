@@ -21,13 +21,14 @@ after each pair of moves) into the strategy scratch of the machine
 import numpy as np
 from numba import njit
 from numba.extending import intrinsic
+from numba.types import int64 as i8
 
 from simulators.colosseum.effects_nb import (
     ability_damage_hint_nb, card_kind_nb, dice_index_nb, od_damage_hint_nb, od_nb,
 )
 from simulators.colosseum.enums import (
     AB_DMG_AT, BEATS, BEATS_BITS, KIND_AT, C_TIDE, C_TIDE_DIE, C_WIDTH, CARDS_AT, INT, M_N_ODS, M_RNG, MOVE, N_DIST, N_STAGES,
-    O_CHAR, O_HAND, O_HIST, O_HP, O_LAST, O_OD, O_OD_COUNT, O_OD_REVEALED, O_TA, OD, OD_PRIORITY, OD_SLOT, S_DICE,
+    O_CHAR, O_HAND, O_HIST, O_HP, O_LAST, O_OD, O_OD_COUNT, O_OD_REVEALED, O_PLAYED, O_TA, OD, OD_PRIORITY, OD_SLOT, S_DICE,
     S_DIST, SEAT0, SEAT_W, SLOT_BASE, SLOT_RANGE, SLOT_TAB_AT, SLOT_W, STRAT_SCRATCH_AT, STRAT_SCRATCH_N,
 )
 from simulators.colosseum.rules_nb import (
@@ -329,6 +330,34 @@ def argmax_step_nb(m, i, v, best, n_best, pick):
         if rand_below_nb(m, M_RNG, n_best) == 0:
             pick = i
     return best, n_best, pick
+
+
+@njit(i8(MACHINE_PTR, i8, i8), cache=True)
+def free_move_choice_nb(m, seat, mask):
+    """The heuristics' destination for a free move (PHASE_MOVE, R8), both cards revealed: out of the range of
+    the opponent's revealed attribute card where it reached the old distance (the move then Hits, R4), then
+    where the most of the seat's own attribute cards reach (its next round), ties at random."""
+    op = 1 - seat
+    ob = SEAT0 + op * SEAT_W
+    mb = SEAT0 + seat * SEAT_W
+    d0 = m[S_DIST]
+    oc = m[ob + O_PLAYED]
+    r_op = 0
+    if oc >= 0 and m[KIND_AT + 1 + oc] <= INT:
+        r_op = m[SLOT_TAB_AT + (2 * m[ob + O_CHAR] + (1 if m[ob + O_TA] else 0)) * SLOT_W + SLOT_RANGE + oc]
+    row = SLOT_TAB_AT + (2 * m[mb + O_CHAR] + (1 if m[mb + O_TA] else 0)) * SLOT_W
+    hand = m[mb + O_HAND]
+    best = -1e300
+    n_best = 0
+    pick = -1
+    for d in range(N_DIST):
+        if (mask >> d) & 1:
+            v = 10.0 if (r_op >> d0) & 1 and not (r_op >> d) & 1 else 0.0
+            for c in range(N_SLOTS - 1):
+                if (hand >> c) & 1 and m[KIND_AT + 1 + c] <= INT and (m[row + SLOT_RANGE + c] >> d) & 1:
+                    v += 1.0
+            best, n_best, pick = argmax_step_nb(m, d, v, best, n_best, pick)
+    return pick
 
 
 @njit(cache=True)

@@ -1022,3 +1022,23 @@ def test_replay_states_the_start_the_hp_each_round_and_never_contradicts_a_hit()
             if i < len(rounds) - 1:  # every round but a KO's ends with the HP
                 assert re.fullmatch(r"  end of round: HP \d+ : \d+ at (SHORT|MIDDLE|LONG)", body[-1]), text
     assert escapes > 0  # the case the review saw ("nothing hits" and then "Advance HITS") did occur
+
+
+@pytest.mark.parametrize("name", ["greedy", "reader", "nash"])
+def test_the_heuristics_free_move_escapes_the_revealed_attack(tables, name):
+    """R8 with R4: at LONG, Elaine's free Advance against a revealed Hex (SHORT and LONG, not MIDDLE): the
+    heuristics stop at MIDDLE, out of its range, so her MOVE Hits and her ABILITY deals its damage."""
+    from balance.registry import get_strategy
+    from simulators.colosseum.game import scripted_nb
+    from simulators.colosseum.rules_nb import install_strategies_nb
+
+    assert in_range("hex", "LONG") and in_range("hex", "SHORT") and not in_range("hex", "MIDDLE")
+    s = get_strategy("colosseum", name)
+    d = Duel(tables, ("elaine", "gau"), distance="LONG", dice={"STR": 3, "DEX": 4, "INT": 3}, tide_aura=(True, False))
+    rows = np.zeros((2, max(len(s.params), 1)))
+    rows[0, :len(s.params)] = s.params
+    rows[1, 0] = -1.0
+    install_strategies_nb(d.m, (s.fn, scripted_nb), rows)
+    d.play("advance", "hex")
+    assert d.distance == "MIDDLE" and d.hits(0) == 1
+    assert d.hp(1) == char("gau")["hp"] - char("elaine")["ability"]["effects"][0]["amount"]
