@@ -145,6 +145,7 @@ O_REVEALED, O_PHOS_USED, O_RESPONDED, O_ATTACKS = 54, 55, 56, 57
 O_NPHOS, O_NOGAIN, O_NTOS = 58, 59, 60  # statuses in effect: Phosphorescence, Brand, with start-of-turn steps
 O_FIRST_TURNS = 61  # byte j: turn (1-based, 255 = later) the j-th card of the hand (by number) was first used
 O_ZERO = 62  # never written (always 0): the cost-modifier word of a card type that has none (DESC_AT)
+O_MEMO = 63  # the seat's strategy's own word, never read by the rules (the heuristics' GG Mixed Play ban plan); 0 at setup
 SEAT_W = 64
 MAX_STATUS = 8
 

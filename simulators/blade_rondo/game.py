@@ -775,6 +775,8 @@ def setup_table(tables: Tables, settings: dict) -> np.ndarray:
     else:
         lists = (tables.boxes[boxes[0]], tables.boxes[boxes[1]])
     t[E.SU_BOOK] = setup_book(setup, lists)
+    if mode == E.SM_BAN:  # the kernel only counts a ban deck; in draft-score order the heuristics read it in one walk
+        lists = tuple(by_draft_score(tables, lst) for lst in lists)
     r = tables.data.files["rules"]
     need = {E.SM_DEAL: 2 * r["deal"], E.SM_SPLIT_RANDOM: r["hand_size"], E.SM_SPLIT_PICK: r["hand_size"],
             E.SM_BAN: r["ban"] + r["hand_size"], E.SM_FIXED: r["hand_size"]}[mode]
@@ -786,6 +788,14 @@ def setup_table(tables: Tables, settings: dict) -> np.ndarray:
         t[E.SU_N0 + i] = len(lst)
         t[at:at + len(lst)] = lst
     return t
+
+
+def by_draft_score(tables: Tables, cards) -> list[int]:
+    """``cards`` from the highest draft score down (``_draft_score``; equal scores by number): the order of a GG
+    Mixed Play deck in the SETUP table, which ``strategies/blade_rondo/builtin._ban_choice_nb`` walks once to see
+    the best cards of a deck without a sort (the rules only count the deck)."""
+    score = tables.image[E.SCORE_AT:E.SCORE_AT + E.N_IDS].view(np.float64)
+    return sorted((int(c) for c in cards), key=lambda c: (-score[c], c))
 
 
 def setup_book(setup: str, lists=()) -> int:

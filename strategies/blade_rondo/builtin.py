@@ -35,6 +35,7 @@ from simulators.blade_rondo.enums import (
     ACTIONS_AT,
     BIT_END,
     C_GAINS,
+    C_RESP,
     C_SELF_DMG,
     C_SUMMON,
     C_TYPE,
@@ -62,6 +63,7 @@ from simulators.blade_rondo.enums import (
     O_HAND,
     O_HANDMASK,
     O_LIFE,
+    O_MEMO,
     O_SUBS,
     O_VOLT,
     N_IDS,
@@ -85,6 +87,8 @@ from simulators.blade_rondo.enums import (
     PH_SET_CARD,
     PH_SUB,
     PH_X,
+    R_BAN,
+    R_HAND,
     R_PARAM_CAP,
     R_PREPS,
     RULES_AT,
@@ -93,6 +97,12 @@ from simulators.blade_rondo.enums import (
     S_CTX_OP,
     S_RESP_FRAME,
     SB_NACT,
+    SETUP_AT,
+    SU_LIST0,
+    SU_LIST1,
+    SU_N0,
+    SU_N1,
+    SU_SWAP,
     SEAT0,
     SEAT_W,
     SL_HEAT,
@@ -104,6 +114,8 @@ from simulators.blade_rondo.enums import (
     SOLO_END,
     STATE0,
     SYM_BREATH,
+    SYM_MAGIC,
+    SYM_PHYS,
     SYM_PREP,
     SYM_SPECIAL,
     SYM_SUPPORT,
@@ -391,6 +403,140 @@ def _pick_step_nb(p, n, val, best, bv, ties):
     return best, bv, ties
 
 
+@njit(i8(i8, i8), cache=True)
+def _nth_bit_nb(x, r):
+    """The ``r``-th (from 0) set bit of ``x``."""
+    for _ in range(r):
+        x &= x - 1
+    return lowest_bit_nb(x)
+
+
+@njit(i8(MP, i8, i8, i8, i8, i8), cache=True)
+def _walk_top_nb(p, at, n, k, skip, preps):
+    """The ``k`` cards ``heuristic_nb`` would keep from the list of ``n`` card numbers at ``at`` (in draft-score order,
+    ``game.by_draft_score``) less the mask ``skip``: the best first, a Response x0.3 once two are taken (``preps``: the
+    Response numbers, or 0), among equal values uniformly at random from the game's stream, pick by pick as the
+    keep draws. One walk down the list: a group of equal scores is taken whole when it fits."""
+    took = 0
+    i = 0
+    while i < n and k > 0:
+        s0 = static_score_nb(p, p[at + i])
+        group = 0
+        while i < n and static_score_nb(p, p[at + i]) == s0:
+            c = p[at + i]
+            if not (skip >> c) & 1:
+                group |= 1 << c
+            i += 1
+        while group != 0 and k > 0:
+            if popcount_nb(took & preps) >= 2:
+                group &= ~preps  # a third Response is worth x0.3: after every card of this score
+            g = popcount_nb(group)
+            if g == 0:
+                break
+            if g <= k and (popcount_nb((took | group) & preps) <= 2 or popcount_nb(took & preps) >= 2):
+                took |= group
+                k -= g
+                break
+            c = _nth_bit_nb(group, rand_below_nb(p, M_RNG, g))
+            took |= 1 << c
+            group &= ~(1 << c)
+            k -= 1
+    if k > 0:  # the list ran out with Responses set aside: the best of them
+        x = 0
+        for j in range(n):
+            x |= 1 << p[at + j]
+        x &= ~(took | skip)
+        while k > 0 and x != 0:
+            c = lowest_bit_nb(x)
+            took |= 1 << c
+            x &= ~(1 << c)
+            k -= 1
+    return took
+
+
+@on_first_use(i8(MP, i8, i8))
+def _ban_choice_nb(p, seat, mask):
+    """PH_BAN (GG Mixed Play): the seat bans the cards of its deck (``mask``) worth most to the opponent against the
+    hand the seat expects to keep. The other side's bans are hidden until both are made (RULINGS X2), so the seat
+    reacts to the bans it expects of it: the deck it receives (the other SETUP list) less the ``ban`` cards the draft
+    score rates highest, from which the seat's likely hand is the ``hand_size`` cards ``heuristic_nb`` would keep
+    (ties at random from the game's stream). A card's worth is its draft score; a Response's is scaled by the share
+    of the likely hand's actions its symbols answer over that share in that deck (an answer to what the seat will hold
+    is worth more to the opponent). The bans are planned at the first ban decision (ties at random) and kept in the
+    seat's ``O_MEMO`` word for the others; the SETUP lists are in draft-score order (``game.by_draft_score``), so each
+    deck is walked once."""
+    sb = SEAT0 + seat * SEAT_W
+    plan = p[sb + O_MEMO] & mask
+    if plan != 0:
+        return lowest_bit_nb(plan)
+    su = SETUP_AT
+    other = 1 - (seat ^ p[su + SU_SWAP])  # the list this seat receives from (setup_game_nb: seat p bans list p ^ swap)
+    at = su + (SU_LIST0 if other == 0 else SU_LIST1)
+    n = p[su + (SU_N0 if other == 0 else SU_N1)]
+    preps = p[RULES_AT + R_PREPS]
+    bans = p[RULES_AT + R_BAN]
+    expected = _walk_top_nb(p, at, n, bans, 0, 0)
+    hand = _walk_top_nb(p, at, n, p[RULES_AT + R_HAND], expected, preps)
+    nh0 = 0  # the likely hand's and the deck's actions by symbol (physical, magic, support)
+    nh1 = 0
+    nh2 = 0
+    nd0 = 0
+    nd1 = 0
+    nd2 = 0
+    for j in range(n):
+        c = p[at + j]
+        t = card_nb(p, c, C_TYPE)
+        h = (hand >> c) & 1
+        if t == SYM_PHYS:
+            nd0 += 1
+            nh0 += h
+        elif t == SYM_MAGIC:
+            nd1 += 1
+            nh1 += h
+        elif t == SYM_SUPPORT:
+            nd2 += 1
+            nh2 += h
+    th = nh0 + nh1 + nh2
+    td = nd0 + nd1 + nd2
+    # the candidates: every Response, and the other cards down to the ban-th best (with its equals): a Response's
+    # worth may rise above them, no other card's can
+    own = su + (SU_LIST0 if other == 1 else SU_LIST1)
+    cand = mask & preps
+    left = bans
+    last = -1.0
+    for j in range(p[su + (SU_N0 if other == 1 else SU_N1)]):
+        c = p[own + j]
+        if (mask >> c) & 1 and not (preps >> c) & 1:
+            v = static_score_nb(p, c)
+            if left <= 0 and v != last:
+                break
+            cand |= 1 << c
+            left -= 1
+            last = v
+    plan = 0
+    for _ in range(bans):
+        best = -1
+        bv = -1e300
+        ties = 0
+        x = cand & ~plan
+        while x:
+            c = lowest_bit_nb(x)
+            x &= x - 1
+            v = static_score_nb(p, c)
+            r = card_nb(p, c, C_RESP)
+            if r != 0 and th > 0 and td > 0:
+                sh = (nh0 if r & 1 else 0) + (nh1 if (r >> 1) & 1 else 0) + (nh2 if (r >> 2) & 1 else 0)
+                sd = (nd0 if r & 1 else 0) + (nd1 if (r >> 1) & 1 else 0) + (nd2 if (r >> 2) & 1 else 0)
+                if sd > 0:
+                    v *= (sh / th) / (sd / td)
+            best, bv, ties = _pick_step_nb(p, c, v, best, bv, ties)
+        if best < 0:
+            break
+        plan |= 1 << best
+    p[sb + O_MEMO] = plan
+    return lowest_bit_nb(plan)
+
+
 @njit(cache=True)
 def heuristic_nb(phase, m, seat, mask, params):
     """The rule set behind greedy, aggro and control (module docstring). params: the knobs HEURISTIC_KNOBS
@@ -472,26 +618,24 @@ def _heuristic_core_nb(phase, p, seat, mask, params):
         if p[S_CTX_OP] == DO_MAY_DISCARD_BREATH:
             return 1 if params[K_PROTECTION] < params[K_DAMAGE] else 0
         return 1
-    if phase == PH_KEEP or phase == PH_BAN:
+    if phase == PH_BAN:
+        return _ban_choice_nb(p, seat, mask)
+    if phase == PH_KEEP:
         best = -1
         bv = -1e300
         ties = 0
         # a kept card's worth: its score, x0.3 for a Response once two are kept, x0.8 for a number already kept (a
-        # mix of attacks and answers); a ban's, the bare score. The Response factor is fixed for the pick, so the
-        # card type is read only when it applies; factors of 1.0 (x * 1.0 is x exactly) keep the values, and so
-        # the tie draws, those of the scaling only when the case holds
-        cut = 1.0
-        kept = 0
-        preps = 0
-        if phase == PH_KEEP:
-            # a keep comes only from setup_game_nb's draft, right after init_state_nb, and only give_card_nb has
-            # put cards in the hand since: the numbers kept in local slots 0-6 are O_HANDMASK's bits, those slots
-            # O_HAND's bits (no scan of the seven slots)
-            kept = p[sb + O_HANDMASK]
-            # two Responses kept: two Response numbers in O_HANDMASK, or one of them twice (its bit in O_DUP, which
-            # give_card_nb sets beside O_HANDMASK's); R_PREPS: the Response numbers (game.py), no card read
-            preps = p[RULES_AT + R_PREPS]
-            cut = 0.3 if popcount_nb(kept & preps) >= 2 or (p[sb + O_DUP] & preps) != 0 else 1.0
+        # mix of attacks and answers). The Response factor is fixed for the pick, so the card type is read only when
+        # it applies; factors of 1.0 (x * 1.0 is x exactly) keep the values, and so the tie draws, those of the
+        # scaling only when the case holds.
+        # A keep comes only from setup_game_nb's draft, right after init_state_nb, and only give_card_nb has put
+        # cards in the hand since: the numbers kept in local slots 0-6 are O_HANDMASK's bits, those slots O_HAND's
+        # bits (no scan of the seven slots)
+        kept = p[sb + O_HANDMASK]
+        # two Responses kept: two Response numbers in O_HANDMASK, or one of them twice (its bit in O_DUP, which
+        # give_card_nb sets beside O_HANDMASK's); R_PREPS: the Response numbers (game.py), no card read
+        preps = p[RULES_AT + R_PREPS]
+        cut = 0.3 if popcount_nb(kept & preps) >= 2 or (p[sb + O_DUP] & preps) != 0 else 1.0
         x = mask
         if cut == 1.0:  # the usual pick: no Response factor, no read of the card type (score * 1.0 is the score)
             while x:  # the best value, ties at random (no array: 14 picks a game)

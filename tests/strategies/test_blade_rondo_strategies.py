@@ -339,3 +339,57 @@ def test_heuristic_answers_with_its_best_face_down_card_not_the_first(name):
     tables, s = _answer_of(name, ["月光のルチル", "因果検閲のサファイア"], "斬撃剣")
     assert s["seats"][1]["face_down"] == ["Sapphire of Causal Censorship"]
 
+
+
+def _mixed_bans(strategies, deals, list1=None):
+    """GG Mixed Play setups replayed with the trace on (as ``balance.drafts`` does): per deal, each seat's five bans
+    and kept hand; ``list1``: another deck for seat 2 (the one seat 1 receives from)."""
+    from simulators.blade_rondo import game as G
+    from simulators.blade_rondo.rules_nb import STEP_SETUP, step_nb
+    from simulators.common.rng_nb import seed_nb
+
+    p = prep(*strategies, setup="gg_mixed", seed=5)
+    step = step_nb()
+    m = G.new_machine(p.tables, p.settings, trace_rows=64)
+    if list1 is not None:
+        m[E.SETUP_AT + E.SU_N1] = len(list1)
+        m[E.SETUP_AT + E.SU_LIST1:E.SETUP_AT + E.SU_LIST1 + len(list1)] = list1
+    out = []
+    for d in range(deals):
+        seed_nb(m, E.M_RNG, p.key, d)
+        m[E.M_TRACE_N] = 0
+        m[E.M_TRACE_CUT] = 0
+        step(m, STEP_SETUP, 0, 0, p.strategies[0].fn, p.params[0], p.strategies[1].fn, p.params[1])
+        bans = [set(), set()]
+        for _, seat, code, a, _, _ in G.trace_rows(m).tolist():
+            if code == E.EV_BAN:
+                bans[seat].add(int(a))
+        out.append(bans)
+    return p, out
+
+
+@pytest.mark.parametrize("pair", [("greedy", "greedy"), ("control", "aggro")])
+def test_mixed_play_seats_ban_differently(pair):
+    """GG Mixed Play: the two seats, holding the same 40-card deck, used to ban the same five cards in every deal. Each
+    now bans against the hand it expects to keep (ties at random), so their bans differ in most deals, and a seat's
+    bans vary from deal to deal."""
+    _, out = _mixed_bans(pair, 200)
+    assert all(len(b[0]) == len(b[1]) == 5 for b in out)
+    differ = np.mean([b[0] != b[1] for b in out])
+    assert differ > 0.5
+    assert len({frozenset(b[0]) for b in out}) >= 5
+
+
+def test_mixed_play_bans_react_to_the_expected_hand():
+    """A seat bans the answers to what it expects to hold: receiving from a deck without physical cards, seat 1
+    never bans Lapis Lazuli of Severance (it answers physical actions only), which it bans in most deals
+    when its expected hand is the usual physical-heavy one."""
+    p, usual = _mixed_bans(("greedy", "greedy"), 100)
+    lapis = p.tables.lookup("lapis_lazuli_of_severance")
+    deck = p.tables.boxes["gg_mixed"]
+    from simulators.blade_rondo.game import by_draft_score
+
+    no_phys = by_draft_score(p.tables, [c for c in deck if p.tables.cards[c]["type"] != "physical"])
+    _, other = _mixed_bans(("greedy", "greedy"), 100, list1=no_phys)
+    assert np.mean([lapis in b[0] for b in usual]) > 0.5
+    assert not any(lapis in b[0] for b in other)
