@@ -43,6 +43,7 @@ from balance.protocol import GameSpec, Reference
 from simulators.colosseum import enums as E
 from simulators.colosseum.schema import DIES, DISTANCES, SCHEMAS
 from simulators.common.outcome import seats_line, winner_words
+from simulators.common.tables import rules_vector
 
 DATA_DIR = Path(__file__).parent / "data"
 NAME = "colosseum"
@@ -166,20 +167,21 @@ class Tables:
         return index_of(self.card_keys, key, "card")
 
 
+# the rules vector (enums R_*): its slot for each rules.toml key
+RULE_SLOTS = {
+    E.R_MAX_ROUNDS: "max_rounds", E.R_DIE_MIN: "die_min", E.R_DIE_MAX: "die_max", E.R_DIE_START: "die_start",
+    E.R_START_DIST: ("start_distance", _DIST.__getitem__), E.R_CARDS_RETURN: "cards_return",
+    E.R_MOVE_HIT_VS_OD: "move_hit_vs_overdrive",
+    E.R_BOTH_MOVES: ("both_moves", {"sum": E.BOTH_MOVES_SUM, "cancel": E.BOTH_MOVES_CANCEL}.__getitem__),
+    E.R_TA_AT_START: "tide_aura_at_start",
+}
+
+
 def build_tables(data: GameData) -> Tables:
     """Turn validated data into the machine image: int64 tables at the offsets of ``enums.py``."""
     f = data.files
     r = f["rules"]
-    rules = np.zeros(E.R_WIDTH, np.int64)
-    rules[E.R_MAX_ROUNDS] = r["max_rounds"]
-    rules[E.R_DIE_MIN] = r["die_min"]
-    rules[E.R_DIE_MAX] = r["die_max"]
-    rules[E.R_DIE_START] = r["die_start"]
-    rules[E.R_START_DIST] = _DIST[r["start_distance"]]
-    rules[E.R_CARDS_RETURN] = int(r["cards_return"])
-    rules[E.R_MOVE_HIT_VS_OD] = int(r["move_hit_vs_overdrive"])
-    rules[E.R_BOTH_MOVES] = E.BOTH_MOVES_SUM if r["both_moves"] == "sum" else E.BOTH_MOVES_CANCEL
-    rules[E.R_TA_AT_START] = int(r["tide_aura_at_start"])
+    rules = rules_vector(r, E.R_WIDTH, RULE_SLOTS)
 
     skills = f["skills"]
     cards = np.zeros((len(skills), E.C_WIDTH), np.int64)

@@ -30,6 +30,7 @@ from balance.data import GameData, index_of, load_game_data
 from balance.errors import BalanceError, DataError
 from balance.protocol import GameSpec, Reference
 from simulators.common.outcome import seats_line, winner_words
+from simulators.common.tables import rules_vector
 from simulators.rose_duel import enums as E
 from simulators.rose_duel.schema import SCHEMAS, STATS
 
@@ -209,39 +210,36 @@ class Tables:
         return index_of(self.card_keys, key, "card")
 
 
+# the rules vector (enums R_*): its slot for each rules.toml key
+RULE_SLOTS = {
+    E.R_MAX_TURNS: "max_turns", E.R_HAND_START: "hand_start",
+    E.R_HAND_LIMIT: ("hand_limit", lambda v: min(v, E.HAND_MAX)), E.R_REV_OFFSET: "revolution_offset",
+    E.R_REV_PLAYERS: ("revolution_players", {"start": E.REV_PLAYERS_START, "active": E.REV_PLAYERS_ACTIVE}.get),
+    E.R_UNPLAYED_GOALS: ("unplayed_goals", lambda v: E.UNPLAYED_VICTOR if v == "victor" else E.UNPLAYED_POOL),
+    E.R_HOUSE_GOALS_ON_DEFEAT: ("house_goals_on_defeat",
+                                lambda v: E.HOUSE_GOALS_WINNER if v == "winner" else E.HOUSE_GOALS_POOL),
+    E.R_UNOWNED_GOALS: ("unowned_goals", lambda v: E.UNOWNED_VICTOR if v == "victor" else E.UNOWNED_POOL),
+    E.R_WOUNDS_PERSIST: "wounds_persist",
+    E.R_STATUS_UPDATE: ("status_update", ("uninvolved", "turn_player", "all").index),
+    E.R_STATUS_OPTIONAL: "status_update_optional",
+    E.R_USED_EVENTS: ("used_events",
+                      lambda v: E.USED_EVENTS_REMOVED if v == "removed" else E.USED_EVENTS_RESHUFFLE),
+    E.R_REV_NO_WINNER: ("revolution_no_winner",
+                        lambda v: E.REV_NO_WINNER_STAYS if v == "victor_stays" else E.REV_NO_WINNER_REMOVED),
+    E.R_VICTOR_REST: "victor_rest_turns", E.R_MAX_PHASES: "max_phases", E.R_BLACK_ROSE: "black_rose_playable",
+    E.R_LOSER_PENALTY: "loser_penalty", E.R_WINNER_NOBILITY: "winner_nobility",
+    E.R_BOTH_COLLAPSE: ("both_collapse",
+                        lambda v: E.BOTH_COLLAPSE_NO_WINNER if v == "no_winner" else E.BOTH_COLLAPSE_VICTOR),
+    E.R_SPECTATORS: "spectators", E.R_LOCK_SKIPS: "lock_skips_prepare", E.R_MIN_STAMINA_AFTER: "min_stamina_after_duel",
+    E.R_AKIO_CARDS: "akio_draws", E.R_FOCUS_LOSS: "focus_loss", E.R_DIE: "die",
+}
+
+
 def build_tables(data: GameData) -> Tables:
     """Turn validated data into the machine image: int64 tables at the offsets of ``enums.py``."""
     f = data.files
     r = f["rules"]
-    rules = np.zeros(E.R_WIDTH, np.int64)
-    rules[E.R_MAX_TURNS] = r["max_turns"]
-    rules[E.R_HAND_START] = r["hand_start"]
-    rules[E.R_HAND_LIMIT] = min(r["hand_limit"], E.HAND_MAX)
-    rules[E.R_REV_OFFSET] = r["revolution_offset"]
-    rules[E.R_REV_PLAYERS] = E.REV_PLAYERS_START if r["revolution_players"] == "start" else E.REV_PLAYERS_ACTIVE
-    rules[E.R_UNPLAYED_GOALS] = E.UNPLAYED_VICTOR if r["unplayed_goals"] == "victor" else E.UNPLAYED_POOL
-    rules[E.R_HOUSE_GOALS_ON_DEFEAT] = (E.HOUSE_GOALS_WINNER if r["house_goals_on_defeat"] == "winner"
-                                        else E.HOUSE_GOALS_POOL)
-    rules[E.R_UNOWNED_GOALS] = E.UNOWNED_VICTOR if r["unowned_goals"] == "victor" else E.UNOWNED_POOL
-    rules[E.R_WOUNDS_PERSIST] = int(r["wounds_persist"])
-    rules[E.R_STATUS_UPDATE] = ("uninvolved", "turn_player", "all").index(r["status_update"])
-    rules[E.R_STATUS_OPTIONAL] = int(r["status_update_optional"])
-    rules[E.R_USED_EVENTS] = E.USED_EVENTS_REMOVED if r["used_events"] == "removed" else E.USED_EVENTS_RESHUFFLE
-    rules[E.R_REV_NO_WINNER] = (E.REV_NO_WINNER_STAYS if r["revolution_no_winner"] == "victor_stays"
-                                else E.REV_NO_WINNER_REMOVED)
-    rules[E.R_VICTOR_REST] = r["victor_rest_turns"]
-    rules[E.R_MAX_PHASES] = r["max_phases"]
-    rules[E.R_BLACK_ROSE] = int(r["black_rose_playable"])
-    rules[E.R_LOSER_PENALTY] = r["loser_penalty"]
-    rules[E.R_WINNER_NOBILITY] = r["winner_nobility"]
-    rules[E.R_BOTH_COLLAPSE] = (E.BOTH_COLLAPSE_NO_WINNER if r["both_collapse"] == "no_winner"
-                                else E.BOTH_COLLAPSE_VICTOR)
-    rules[E.R_SPECTATORS] = r["spectators"]
-    rules[E.R_LOCK_SKIPS] = int(r["lock_skips_prepare"])
-    rules[E.R_MIN_STAMINA_AFTER] = r["min_stamina_after_duel"]
-    rules[E.R_AKIO_CARDS] = r["akio_draws"]
-    rules[E.R_FOCUS_LOSS] = int(r["focus_loss"])
-    rules[E.R_DIE] = r["die"]
+    rules = rules_vector(r, E.R_WIDTH, RULE_SLOTS)
 
     goal_keys = list(f["goals"])
     dd = f["duelists"]
@@ -413,14 +411,9 @@ def trace_rows(m: np.ndarray) -> np.ndarray:
 
 def strategy_tuple(strategies, params):
     """Six strategy functions and a (6, P) params array: seat s plays strategies[s % len]."""
-    n = len(strategies)
-    fns = tuple(strategies[s % n].fn for s in range(E.MAX_SEATS))
-    width = max([len(p) for p in params] + [1])
-    P = np.zeros((E.MAX_SEATS, width), np.float64)
-    for s in range(E.MAX_SEATS):
-        p = params[s % n]
-        P[s, :len(p)] = p
-    return fns, P
+    from simulators.common.seats_nb import strategy_rows
+
+    return strategy_rows(strategies, params, E.MAX_SEATS)
 
 
 def simulate_chunk(tables: Tables, settings: dict, start: int, count: int, key: np.ndarray, strategies, params,
