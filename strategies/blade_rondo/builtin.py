@@ -403,7 +403,7 @@ def _pick_step_nb(p, n, val, best, bv, ties):
     return best, bv, ties
 
 
-@njit(i8(i8, i8), cache=True)
+@on_first_use(i8(i8, i8))
 def _nth_bit_nb(x, r):
     """The ``r``-th (from 0) set bit of ``x``."""
     for _ in range(r):
@@ -411,7 +411,7 @@ def _nth_bit_nb(x, r):
     return lowest_bit_nb(x)
 
 
-@njit(i8(MP, i8, i8, i8, i8, i8), cache=True)
+@on_first_use(i8(MP, i8, i8, i8, i8, i8))
 def _walk_top_nb(p, at, n, k, skip, preps):
     """The ``k`` cards ``heuristic_nb`` would keep from the list of ``n`` card numbers at ``at`` (in draft-score order,
     ``game.by_draft_score``) less the mask ``skip``: the best first, a Response x0.3 once two are taken (``preps``: the

@@ -24,6 +24,7 @@ from simulators.blade_rondo.effects_nb import (
     eff_defence_nb,
     flow_step_nb,
     night_nb,
+    on_first_use,
     on_machine,
     remaining_nb,
     sub_attack_nb,
@@ -281,7 +282,7 @@ def static_score_nb(m, cid):
     return _as_float_nb(m[SCORE_AT + cid])
 
 
-@njit(i8(MP, i8, i8, i8, b1, b1), cache=True)
+@on_first_use(i8(MP, i8, i8, i8, b1, b1))
 def answered_damage_nb(m, seat, def_plus, per_hit, halve, flip):
     """Damage the action being answered (``S_RESP_FRAME``, face up) would deal ``seat`` now, as ``seat`` can read it:
     its rows with the attacker's Attack (a subordinate's own for its action) against ``seat``'s Defence + ``def_plus``
@@ -357,7 +358,7 @@ def answered_damage_nb(m, seat, def_plus, per_hit, halve, flip):
     return total
 
 
-@njit(types.UniTuple(i8, 8)(MP, i8, i8), cache=True)
+@on_first_use(types.UniTuple(i8, 8)(MP, i8, i8))
 def response_effects_nb(m, seat, cid):
     """What response card ``cid`` of ``seat`` would do to the action being answered, read from its rows (effect and
     after-the-attack, guards as ``seat`` can read them): (negates, pay-or-negate amount, Defence +, damage per hit +,
