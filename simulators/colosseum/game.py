@@ -37,13 +37,14 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from balance.data import GameData, index_of, load_game_data
+from balance.data import GameData, load_game_data
 from balance.errors import BalanceError, DataError
 from balance.protocol import GameSpec, Reference
 from simulators.colosseum import enums as E
 from simulators.colosseum.schema import DIES, DISTANCES, SCHEMAS
 from simulators.common.outcome import seats_line, winner_words
-from simulators.common.tables import rules_vector
+from simulators.common.tables import keyed_index, rules_vector
+from simulators.common.trace_nb import machine_with_trace, trace_of
 
 DATA_DIR = Path(__file__).parent / "data"
 NAME = "colosseum"
@@ -157,14 +158,9 @@ class Tables:
     card_names: list[str]
     provisional: dict[str, list[bool]] = field(default_factory=dict)
 
-    def char_index(self, key: str) -> int:
-        return index_of(self.char_keys, key, "character")
-
-    def od_index(self, key: str) -> int:
-        return index_of(self.od_keys, key, "Overdrive")
-
-    def card_index(self, key: str) -> int:
-        return index_of(self.card_keys, key, "card")
+    char_index = keyed_index("char_keys", "character")
+    od_index = keyed_index("od_keys", "Overdrive")
+    card_index = keyed_index("card_keys", "card")
 
 
 # the rules vector (enums R_*): its slot for each rules.toml key
@@ -296,17 +292,12 @@ def check_settings(tables: Tables, settings: dict) -> None:
 
 def new_machine(tables: Tables, trace_rows: int = 0) -> np.ndarray:
     """A fresh machine array: the tables' image, an empty state and room for ``trace_rows`` events."""
-    m = np.zeros(tables.image.size + trace_rows * E.TRACE_W, np.int64)
-    m[:tables.image.size] = tables.image
-    m[E.M_TRACE_AT] = tables.image.size
-    m[E.M_TRACE_CAP] = trace_rows
-    return m
+    return machine_with_trace(tables.image, trace_rows, E.M_TRACE_AT, E.M_TRACE_CAP)
 
 
 def trace_rows(m: np.ndarray) -> np.ndarray:
     """The events written so far, int64[n, TRACE_W]."""
-    at = int(m[E.M_TRACE_AT])
-    return m[at:at + int(m[E.M_TRACE_N]) * E.TRACE_W].reshape(-1, E.TRACE_W)
+    return trace_of(m, E.M_TRACE_AT, E.M_TRACE_N)
 
 
 def _inline_random_bits(strategies) -> int:

@@ -1,4 +1,4 @@
-"""What every game's ``build_tables`` shares: the rules vector from ``data/rules.toml``."""
+"""What every game's tables share: the rules vector from ``data/rules.toml``, key lookups."""
 from __future__ import annotations
 
 from typing import Callable
@@ -17,3 +17,15 @@ def rules_vector(rules: dict, width: int, slots: dict[int, Slot]) -> np.ndarray:
         key, code = slot if isinstance(slot, tuple) else (slot, None)
         out[i] = int(rules[key] if code is None else code(rules[key]))
     return out
+
+
+def keyed_index(keys_attr: str, what: str) -> Callable:
+    """A ``Tables`` method: the index of ``key`` among ``self.<keys_attr>``; an unknown key is one error line
+    naming ``what`` and the keys there are (``balance.data.index_of``)."""
+    from balance.data import index_of
+
+    def index(self, key: str) -> int:
+        return index_of(getattr(self, keys_attr), key, what)
+
+    index.__doc__ = f"The index of a {what} key."
+    return index

@@ -4,9 +4,27 @@ buffer in the machine while tracing is on (the replay tells them as sentences).
 Any game's machine: the caller names the words that hold the buffer's capacity in rows (0: tracing off), the rows
 written, the "log was cut" flag and the buffer's offset (module constants, so that they fold once inlined).
 """
+import numpy as np
 from numba import njit
 
 TRACE_W = 6  # words a row: turn (or round), seat, code, a, b, c
+
+
+def machine_with_trace(image: np.ndarray, rows: int, at_word: int, cap_word: int) -> np.ndarray:
+    """A fresh machine: ``image`` (the tables, an empty state) then room for ``rows`` trace rows, the buffer's
+    offset at ``image``'s end written in word ``at_word`` and its capacity in word ``cap_word``."""
+    m = np.zeros(image.size + rows * TRACE_W, np.int64)
+    m[:image.size] = image
+    m[at_word] = image.size
+    m[cap_word] = rows
+    return m
+
+
+def trace_of(m: np.ndarray, at_word: int, n_word: int) -> np.ndarray:
+    """The rows written so far (int64[n, TRACE_W]) of the machine ``m``'s buffer (offset in ``at_word``, rows
+    written in ``n_word``)."""
+    at = int(m[at_word])
+    return m[at:at + int(m[n_word]) * TRACE_W].reshape(-1, TRACE_W)
 
 
 @njit(cache=True, inline='always')

@@ -26,11 +26,12 @@ from typing import Any
 
 import numpy as np
 
-from balance.data import GameData, index_of, load_game_data
+from balance.data import GameData, load_game_data
 from balance.errors import BalanceError, DataError
 from balance.protocol import GameSpec, Reference
 from simulators.common.outcome import seats_line, winner_words
-from simulators.common.tables import rules_vector
+from simulators.common.tables import keyed_index, rules_vector
+from simulators.common.trace_nb import machine_with_trace, trace_of
 from simulators.rose_duel import enums as E
 from simulators.rose_duel.schema import SCHEMAS, STATS
 
@@ -203,11 +204,8 @@ class Tables:
     playable: list[int]
     provisional: dict[str, list[bool]] = field(default_factory=dict)
 
-    def duelist_index(self, key: str) -> int:
-        return index_of(self.duelist_keys, key, "duelist")
-
-    def card_index(self, key: str) -> int:
-        return index_of(self.card_keys, key, "card")
+    duelist_index = keyed_index("duelist_keys", "duelist")
+    card_index = keyed_index("card_keys", "card")
 
 
 # the rules vector (enums R_*): its slot for each rules.toml key
@@ -397,16 +395,13 @@ def check_settings(tables: Tables, settings: dict) -> None:
 
 
 def new_machine(tables: Tables, trace_rows: int = 0) -> np.ndarray:
-    m = np.zeros(tables.image.size + trace_rows * E.TRACE_W, np.int64)
-    m[:tables.image.size] = tables.image
-    m[E.M_TRACE_AT] = tables.image.size
-    m[E.M_TRACE_CAP] = trace_rows
-    return m
+    """A fresh machine array: the tables' image, an empty state and room for ``trace_rows`` events."""
+    return machine_with_trace(tables.image, trace_rows, E.M_TRACE_AT, E.M_TRACE_CAP)
 
 
 def trace_rows(m: np.ndarray) -> np.ndarray:
-    at = int(m[E.M_TRACE_AT])
-    return m[at:at + int(m[E.M_TRACE_N]) * E.TRACE_W].reshape(-1, E.TRACE_W)
+    """The events written so far, int64[n, TRACE_W]."""
+    return trace_of(m, E.M_TRACE_AT, E.M_TRACE_N)
 
 
 def strategy_tuple(strategies, params):
