@@ -754,6 +754,7 @@ SPEC = GameSpec.of(
     options=OPTIONS, max_strategies=MAX_PLAYERS, players=(MIN_PLAYERS, MAX_PLAYERS), compile_seconds=90,
     drift_deals=150_000, drift_chunk=10_000, scenario=run_scenario, restrict_items=restrict_items, forbid=forbid,
     checked="simulators.rose_duel.checked_nb",
+    playouts="strategies.rose_duel.ismcts_nb:bench_playouts",
     reference=Reference("duels (random strategy, first two playable duelists)",
                         "simulators.rose_duel.duel:reference_bench"),
     record_invariants=record_invariants, fuzz_options=fuzz_options, report_parts="reports.rose_duel:report_sections",

@@ -18,3 +18,10 @@ register_strategy(GAME, "aggressive", heuristic_nb,
 register_strategy(GAME, "akio", akio_nb,
                   "the heuristics; as Akio: focus on thrust (akio_thrust), always the rose, every card",
                   params=_DEFAULTS, param_names=HEURISTIC_PARAMS)
+
+import strategies.rose_duel.ismcts_nb as _search  # noqa: E402 (the module keeps its name: GameSpec.playouts)
+
+register_strategy(GAME, "ismcts", _search.ismcts_nb,
+                  "search: the challenge, the Revolution, the action card and its target by playouts over sampled "
+                  "hidden cards (UCB1 over the choices), the heuristics elsewhere",
+                  params=_search.ISMCTS_DEFAULTS, param_names=_search.ISMCTS_KNOBS)
