@@ -80,7 +80,6 @@ from simulators.blade_rondo.enums import (
     O_HAND,
     O_RECV_T,
     O_VOLT,
-    PARAM_DEF,
     S_RESP_FRAME,
     DO_CHANGE,
     DO_DAMAGE,
@@ -168,6 +167,23 @@ def damage_context_nb(m, seat):
     return dd, eff_attack_nb(m, seat)
 
 
+@njit(cache=True, inline='always')
+def guard_holds_nb(m, row, op, night, total, hand_after, seat):
+    """A program guard's condition (``op``, ``row``) as the strategies' damage estimates read it: the time of
+    day ``night``, the damage ``total`` dealt so far, the hand left ``hand_after``, ``seat``'s dolls."""
+    if op == IF_DAY:
+        return not night
+    if op == IF_NIGHT:
+        return night
+    if op == IF_DEALT:
+        return total > 0
+    if op == IF_HAND_EMPTY:
+        return hand_after == 0
+    if op == IF_DOLLS_AT_LEAST:
+        return m[SEAT0 + seat * SEAT_W + O_DOLLS] >= m[row + P_A]
+    return True
+
+
 @njit(i8(MP, i8, i8, i8, i8, i8, i8), cache=True)
 def prog_damage_at_nb(m, seat, start, n, hand_after, dd, atk):
     """``prog_damage_nb`` with its context (``damage_context_nb``) given."""
@@ -180,18 +196,7 @@ def prog_damage_at_nb(m, seat, start, n, hand_after, dd, atk):
         row = PROG_AT + pc * P_WIDTH
         op = m[row]
         if op <= LAST_GUARD:  # a guard's condition as the deciding seat can read it (a jump: flow_step_nb)
-            ok = True
-            if op == IF_DAY:
-                ok = not night_nb(m)
-            elif op == IF_NIGHT:
-                ok = night_nb(m)
-            elif op == IF_DEALT:
-                ok = total > 0
-            elif op == IF_HAND_EMPTY:
-                ok = hand_after == 0
-            elif op == IF_DOLLS_AT_LEAST:
-                ok = m[SEAT0 + seat * SEAT_W + O_DOLLS] >= m[row + P_A]
-            pc += flow_step_nb(m, row, ok)
+            pc += flow_step_nb(m, row, guard_holds_nb(m, row, op, night_nb(m), total, hand_after, seat))
             continue
         if op == DO_PHYS:
             d = 0 if m[row + P_B] else dd
@@ -325,18 +330,7 @@ def answered_damage_nb(m, seat, def_plus, per_hit, halve, flip):
         row = PROG_AT + pc * P_WIDTH
         op = m[row]
         if op <= LAST_GUARD:
-            ok = True
-            if op == IF_DAY:
-                ok = not night
-            elif op == IF_NIGHT:
-                ok = night
-            elif op == IF_DEALT:
-                ok = total > 0
-            elif op == IF_HAND_EMPTY:
-                ok = hand_after == 0
-            elif op == IF_DOLLS_AT_LEAST:
-                ok = m[SEAT0 + att * SEAT_W + O_DOLLS] >= m[row + P_A]
-            pc += flow_step_nb(m, row, ok)
+            pc += flow_step_nb(m, row, guard_holds_nb(m, row, op, night, total, hand_after, att))
             continue
         x = -1
         if op == DO_PHYS:
