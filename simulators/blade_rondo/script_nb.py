@@ -11,26 +11,8 @@ not legal is returned as it is, so the kernel records an illegal choice that the
 from numba import njit
 
 from simulators.blade_rondo.enums import (
-    BIT_END,
-    GBIT_NONE,
-    L_CARD,
-    M_SCRIPT_AT,
-    M_SCRIPT_HEAD,
-    M_SCRIPT_N,
-    PH_ACTION,
-    PH_AMULET,
-    PH_COIN_PLACE,
-    PH_COIN_RETURN,
-    PH_OPTION,
-    PH_PAY,
-    PH_PHOS,
-    PH_RESPOND,
-    PH_REVEALED,
-    PH_SET_CARD,
-    PH_SUB,
-    SLOT0,
-    SLOT_W,
-    SLOTS,
+    BIT_END, GBIT_NONE, L_CARD, M_SCRIPT_AT, M_SCRIPT_HEAD, M_SCRIPT_N, PH_ACTION, PH_AMULET, PH_COIN_PLACE,
+    PH_COIN_RETURN, PH_OPTION, PH_PAY, PH_PHOS, PH_RESPOND, PH_REVEALED, PH_SET_CARD, PH_SUB, SLOT0, SLOT_W, SLOTS,
 )
 from simulators.common.memory_nb import as_machine_nb
 
