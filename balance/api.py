@@ -138,3 +138,48 @@ def report(run_dir: str | Path, out: str | Path | None = None, **findings) -> di
     """Aggregate a run folder and write report.html, summary.json, figures/ and tables/ (``findings``: the
     settings of :meth:`Run.report`)."""
     return Run(run_dir).report(out, **findings)
+
+
+def skill(game: str, tiers=("random", "greedy"), games: int = 20_000, seed: int = 1, out: str | Path | None = None,
+          setup: str | None = None, options: dict | None = None, workers: int | None = None,
+          ladder_games: int = 400, causal_deals: int | None = 2000, min_effect: float | None = None,
+          alpha: float | None = None, plugins=()) -> dict:
+    """Verdicts by skill tier (``balance skill``): each tier (a strategy on every seat, weakest first) plays
+    ``games`` games on the same deals into ``out/TIER``, each gets the report's headline analysis (the findings
+    engine; cards by restricted play on ``causal_deals`` deals), and the tiers' judged rows are joined
+    (:mod:`balance.skill`: where each finding holds); the ladder of the tiers (``ladder_games`` a pair) gives the
+    skill depth. Writes ``out/skill.html`` and ``out/skill.json``; returns the result."""
+    from balance import findings as F
+    from balance import ladder as L
+    from balance import registry
+    from balance import skill as S
+    from reports.skill import write
+
+    tiers = list(dict.fromkeys(tiers))
+    if len(tiers) < 2:
+        raise BalanceError("--tiers: name at least two strategies, weakest first (e.g. random,greedy)")
+    for mod in plugins:
+        registry.load_plugin(mod)
+    known = registry.strategies_for(game)
+    for t in tiers:
+        if t not in known:
+            raise BalanceError(f"--tiers {t}: not a {game} strategy; known: {', '.join(known)}")
+    out = Path(out) if out else Path("runs") / f"{game}-skill-{time.strftime('%Y%m%d-%H%M%S')}"
+    rows = {}
+    for t in tiers:
+        r = simulate(game, games, seed, out / t, setup, [t], workers=workers, options=options, plugins=plugins,
+                     overwrite=True)
+        summary = r.report(None, min_effect=min_effect, alpha=alpha, causal_deals=causal_deals)
+        rows[t] = summary["assessment"]["rows"]
+    merged = S.merge(tiers, rows)
+    lad = L.play(game, tiers, ladder_games, seed, setup, {}, options or {}, None, (), plugins,
+                 workers or 1).to_json()
+    rating = {x["strategy"]: x["rating"] for x in lad["ratings"]}
+    result = {"game": game, "tiers": tiers, "games": games, "seed": seed,
+              "min_effect": F.DEFAULT_MIN_EFFECT if min_effect is None else min_effect,
+              "rows": merged, "counts": S.counts(merged), "ladder": lad,
+              "depth": {"weakest": tiers[0], "strongest": tiers[-1],
+                        "span": rating[tiers[-1]] - rating[tiers[0]], "levels": len(lad["levels"])},
+              "meta_game": True}
+    result["page"] = str(write(result, out))
+    return result

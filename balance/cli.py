@@ -1234,6 +1234,53 @@ def ladder(game, strategy, n_games, seed, setup, param, data, override, plugin, 
         say(f"figure: {draw(lad.to_json(), figure)}")
 
 
+@cli.command()
+@click.argument("game")
+@click.option("--tiers", default="random,greedy", show_default=True, metavar="S1,S2,...",
+              help="strategies, weakest first: each plays every seat of its own run on the same deals")
+@click.option("--games", "n_games", default=20_000, show_default=True, type=click.IntRange(min=100),
+              help="games a tier")
+@click.option("--seed", default=1, show_default=True, type=int)
+@click.option("--setup", default=None, help="setup name (see 'balance games'); default: the game's")
+@click.option("--set", "game_set", multiple=True, metavar="KEY=VALUE", help="a game option, e.g. players=4")
+@click.option("--players", default=None, type=int, help="number of players (games that take it)")
+@click.option("--workers", default=None, type=click.IntRange(min=1), help="processes (default: every core)")
+@click.option("--ladder-games", default=400, show_default=True, type=click.IntRange(min=2),
+              help="games a pair for the tiers' ladder (the skill depth)")
+@click.option("--causal-deals", default=2000, show_default=True, type=click.IntRange(min=0),
+              help="deals of restricted play a tier for the cards' values (0: none)")
+@click.option("--plugin", multiple=True, metavar="MODULE", help="import MODULE to register strategies")
+@click.option("--out", default=None, type=click.Path(file_okay=False),
+              help="folder for the tiers' runs and reports, skill.html and skill.json")
+@click.option("--json", "json_out", default=None, type=click.Path(dir_okay=False), help="also write the result as JSON (- for standard output)")
+def skill(game, tiers, n_games, seed, setup, game_set, players, workers, ladder_games, causal_deals, plugin, out,
+          json_out):
+    """Verdicts by skill tier: the headline analysis (seats, characters or decks, matchups, Overdrives, cards by
+    restricted play) at each tier on the same deals, one page showing each finding's estimate per tier and
+    whether it holds at every tier, only under weak play or only under strong play, and the skill depth."""
+    from balance import api, outputs
+
+    outputs.check_file(json_out, "--json")
+    if out:
+        outputs.check_folder(out, "--out")
+    say = outputs.say(json_out)
+    res = api.skill(game, [t.strip() for t in tiers.split(",") if t.strip()], n_games, seed, out, setup,
+                    _options(game_set, players), workers, ladder_games, causal_deals, plugins=plugin)
+    d = res["depth"]
+    say(f"{game}: {', '.join(res['tiers'])} (weakest first), {n_games:,} games a tier; skill depth "
+        f"{d['span']:.0f} Elo from {d['weakest']} to {d['strongest']}, {d['levels']} levels told apart")
+    for c, k in res["counts"].items():
+        if c != "none":
+            say(f"  {k:4d} finding rows: {c}")
+    for r in [r for r in res["rows"] if r["holds"] != "none"][:15]:
+        est = "  ".join(f"{t} {100 * r['tiers'][t]['estimate']:.1f}%" if t in r["tiers"] else f"{t} -"
+                        for t in res["tiers"])
+        say(f"  {r['dimension']:12s} {r['label'][:28]:28s} {est}  -> {r['holds']}")
+    say(f"page: {res['page']}")
+    if json_out:
+        outputs.write_text(json_out, json.dumps(res, indent=1, ensure_ascii=False), "--json")
+
+
 from balance.cli_ci import check, compare  # noqa: E402  (comparing runs and CI gates: their own module)
 
 cli.add_command(compare)
