@@ -13,6 +13,7 @@ from strategies.blade_rondo.builtin import (
     random_nb,
     solo_heuristic_nb,
 )
+from strategies.blade_rondo.ismcts_nb import ISMCTS_DEFAULTS, ISMCTS_KNOBS, ismcts_nb
 from strategies.blade_rondo.solo_choices_nb import SOLO_KNOBS
 
 RANDOM = "uniform over every legal choice (END included)"
@@ -41,3 +42,7 @@ for _game in SOLO_GAMES:
                           param_names=HEURISTIC_KNOBS + SOLO_KNOBS)
     register_strategy(_game, "planner", planner_nb, "the planner's turns; greedy's solo choices",
                       params=tuple(PLANNER) + tuple(SOLO_DEFAULTS), param_names=PLANNER_KNOBS + SOLO_KNOBS)
+register_strategy("blade_rondo", "ismcts", ismcts_nb,
+                  "search: each action decision's choices (a card, END) valued by playouts to the end on sampled "
+                  "hidden cards (flat UCB1 over the choices); the other decisions greedy's",
+                  params=ISMCTS_DEFAULTS, param_names=ISMCTS_KNOBS)

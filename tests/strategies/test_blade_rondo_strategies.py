@@ -35,6 +35,7 @@ def test_knobs_are_read_by_constants_named_after_them():
     solo knobs), never as a bare params[3]: each constant indexes, in every registration of those knobs, the
     ``param_names`` entry of its own name, and every registered knob has its constant."""
     import re
+    import sys
     from pathlib import Path
 
     from strategies.blade_rondo import builtin, solo_choices_nb
@@ -43,11 +44,13 @@ def test_knobs_are_read_by_constants_named_after_them():
         return {k[len(prefix):].lower(): v for k, v in vars(mod).items() if k.startswith(prefix) and type(v) is int}
 
     heur, plan, solo = consts(builtin, "K_"), consts(builtin, "PL_"), consts(solo_choices_nb, "K_")
+    ism = consts(sys.modules["strategies.blade_rondo.ismcts_nb"], "IS_")  # the search's knobs (IS_*)
     for game in ("blade_rondo", "blade_rondo_maria", "blade_rondo_campaign"):
         for name, s in registry.strategies_for(game).items():
             if not s.param_names:
                 continue
-            named = {**(plan if name == "planner" else heur), **(solo if game != "blade_rondo" else {})}
+            named = {**(plan if name == "planner" else ism if name == "ismcts" else heur),
+                     **(solo if game != "blade_rondo" else {})}
             assert set(s.param_names) <= set(named), (game, name)
             for knob, i in named.items():
                 if i < len(s.param_names):
