@@ -49,6 +49,7 @@ SKIPPED_WORDS = {"SCHEDULER_HOST": "needs a Dask scheduler at a host of one's ow
 GAMES_AT_MOST = {"--games": 2000, "--duels": 500, "--screen-games": 500, "--verify-games": 2000}
 # commands that take a number of games and run many by default: the option added when a line gives none
 DEFAULT_ADDED = {"simulate": ["--games", "2000"], "sweep": ["--games", "1000"],
+                 "skill": ["--causal-deals", "300", "--ladder-games", "100"],
                  "autobalance": ["--games", "1000", "--screen-games", "300", "--verify-games", "1000"]}
 # exit codes other than 0 a line is expected to give, by a part of the line
 EXPECTED = {
