@@ -400,9 +400,10 @@ def bench_playouts(tables, settings: dict, seconds: float = 2.0) -> tuple[int, f
     return n, time.thread_time() - t
 
 
-def played_states(tables, settings: dict, n_games: int, max_turns: int, seed: int = 5):
+def played_states(tables, settings: dict, n_games: int, max_turns: int, seed: int = 5, strategies=None):
     """Action decisions with several choices reached by random play (machine copies, seat, mask): positions for the
-    bench and the tests, through the step kernel."""
+    bench and the tests, through the step kernel. ``strategies``: ((fn, params), (fn, params)) of the two seats
+    instead of random (for the draft: the setup is theirs)."""
     from simulators.blade_rondo.game import new_machine, random_fn_word
     from simulators.blade_rondo.rules_nb import (
         STEP_ACTION, STEP_END_TURN, STEP_SETUP, STEP_TURN_START, action_mask, step_nb,
@@ -415,12 +416,13 @@ def played_states(tables, settings: dict, n_games: int, max_turns: int, seed: in
     mask_of = action_mask()
     z = np.zeros(1)
     key = np.array([seed, 7], np.uint64)
+    (f0, p0), (f1, p1) = strategies or ((random_nb, z), (random_nb, z))
     out = []
     for g in range(n_games):
         m = new_machine(tables, settings)
         m[M_RANDOM_FN] = random_fn_word()
         seed_nb(m, M_RNG, key, g)
-        step(m, STEP_SETUP, 0, 0, random_nb, z, random_nb, z)
+        step(m, STEP_SETUP, 0, 0, f0, p0, f1, p1)
         seat = int(m[S_FIRST])
         for _ in range(max_turns):
             step(m, STEP_TURN_START, seat, 0, random_nb, z, random_nb, z)

@@ -174,6 +174,39 @@ def test_samples_agree_with_what_the_seat_sees(setup, opts):
     assert hidden_seen > 0
 
 
+@njit(cache=True)
+def _pool_nb(machine, seat, pool):
+    I.hidden_pool_nb(as_machine_nb(machine), seat, pool)
+
+
+def test_gg_mixed_pool_is_its_own_deck_less_its_bans():
+    """GG Mixed Play: the opponent keeps 7 of the 35 this seat handed over (its deck less its 5 bans). A seat that
+    banned by the heuristic's plan (as ismcts does: greedy's ban) knows its bans, so the pool holds none of them and
+    still every card the opponent hides; a seat without a plan (random bans) falls back on its whole deck."""
+    from strategies.blade_rondo.builtin import GREEDY, random_nb
+
+    p = prep("random", "random", "gg_mixed")
+    z = np.zeros(1)
+    states = I.played_states(p.tables, p.settings, 4, 6, strategies=((I.heuristic_nb, GREEDY.copy()), (random_nb, z)))
+    assert states
+    for m, seat, _ in states:
+        plan = int(m[E.SEAT0 + seat * E.SEAT_W + E.O_MEMO])
+        pool = np.zeros(E.N_IDS, np.int64)
+        _pool_nb(m, seat, pool)
+        opp = 1 - seat
+        shown = int(m[E.SEAT0 + opp * E.SEAT_W + E.O_REVEALED])
+        hidden = [int(m[E.SLOT0 + (opp * E.SLOTS + ls) * E.SLOT_W + E.L_CARD]) for ls in range(E.HAND_SLOTS)
+                  if (z := m[E.SLOT0 + (opp * E.SLOTS + ls) * E.SLOT_W + E.L_ZONE]) == E.Z_DOWN
+                  or (z == E.Z_HAND and not (shown >> ls) & 1)]
+        assert (pool >= np.bincount(hidden, minlength=E.N_IDS)).all()
+        if seat == 0:
+            assert bin(plan).count("1") == 5
+            assert all(pool[n] == 0 for n in range(E.N_IDS) if (plan >> n) & 1)
+            assert pool.sum() <= 35
+        else:
+            assert plan == 0 and pool.sum() >= 35
+
+
 def test_games_do_not_depend_on_chunking():
     p = prep("ismcts", "greedy", "nt", seed=5, params0={"playouts": 40, "policy": 1}, rotation=2)
     whole = p.chunk(0, 8)
