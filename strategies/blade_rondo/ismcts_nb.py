@@ -27,6 +27,9 @@ its slot (``O_REVEALED``), but nothing the opponent's play hints at (a Response 
 Playout policy (``policy``): 0 random (the engine's inline random draws, ``effects_nb.unasked_choice_nb``), 1 greedy
 (``heuristic_nb``, greedy's knobs, ``epsilon`` its chance of a uniform choice) for both seats at every decision.
 
+The kernels here are compiled on first use (``effects_nb.on_first_use``), not when the strategies are imported: a
+run without ismcts compiles none of them.
+
 The playouts run on the game's own machine and put back every word they touch (the state STATE0..STATE_END, the
 machine's config words, the seats' call block) before the choice is made; their random numbers come from a stream
 derived from the game's stream without advancing it, so a game's records do not depend on chunking or workers.
@@ -111,13 +114,13 @@ _STEP = 0x9E37_79B9_7F4A_7C15  # a playout index's offset into the derived strea
 N_CHOICES = BIT_END + 1  # PH_ACTION: local slots 0..9 and END
 
 
-@njit(types.void(MP, i8, i8), cache=True)
+@on_first_use(types.void(MP, i8, i8))
 def _use_nb(p, seat, ls):
     """``use_card_nb`` as one call (it is inlined where it is written)."""
     use_card_nb(p, seat, ls)
 
 
-@njit(i8(MP, i8, i8), cache=True)
+@on_first_use(i8(MP, i8, i8))
 def playout_nb(p, seat, ch):
     """From an action decision of ``seat``: ``ch`` (a local slot, or BIT_END), then the game to its end as the turn
     loop plays it (the rest of this turn, then whole turns, ``play_turn_nb``), every decision by the strategies
@@ -144,7 +147,7 @@ def playout_nb(p, seat, ch):
     return p[S_WINNER]
 
 
-@njit(types.void(MP, i8, i8[::1]), cache=True)
+@on_first_use(types.void(MP, i8, i8[::1]))
 def hidden_pool_nb(p, seat, cnt):
     """``cnt[n]``: how many copies of card No.n the opponent of ``seat`` may hold among the cards ``seat`` cannot see,
     from what ``seat`` may read: the setup's lists (public), its own cards and deal, the opponent's visible cards."""
@@ -193,7 +196,7 @@ def hidden_pool_nb(p, seat, cnt):
             cnt[n] = 0
 
 
-@njit(i8(MP, i8[::1], b1), cache=True)
+@on_first_use(i8(MP, i8[::1], b1))
 def _draw_card_nb(p, cnt, responses):
     """A card number drawn in proportion to ``cnt`` (only Responses if ``responses``), one copy taken from ``cnt``;
     0 when none is left."""
@@ -213,7 +216,7 @@ def _draw_card_nb(p, cnt, responses):
     return 0
 
 
-@njit(types.void(MP, i8, i8[::1], i8[::1]), cache=True)
+@on_first_use(types.void(MP, i8, i8[::1], i8[::1]))
 def determinise_nb(p, seat, pool, tmp):
     """Give the opponent's hidden slots cards drawn from ``pool`` (``hidden_pool_nb``) on the machine's stream: the
     face-down ones a Response each, then the hand's; its cost table and hand words rewritten to match. A slot for
