@@ -57,8 +57,8 @@ from simulators.common.memory_nb import as_machine_nb
 from simulators.common.rng_nb import popcount_nb, rand_below_nb, rand_bit16_nb, splitmix64_nb
 from simulators.rose_duel import rules_nb as R
 from simulators.rose_duel.enums import (
-    ACTION_KINDS_AT, C_AKIO_MODE, C_HEUR, C_UNIFORM, CALL_AT, CALL_END, CANCEL_BY_AT, CA_EFF, CA_EFF_N, DECK, EVD,
-    FOCUS_MEMO_AT, FOCUS_MEMO_N, HAND_MAX, M_RNG, M_TRACE_CAP, MAX_SEATS, NO, O_HAND, O_HAND_N, O_HELD, O_IN,
+    C_AKIO_MODE, C_HEUR, C_UNIFORM, CALL_AT, CALL_END, CANCEL_BY_AT, CA_EFF, CA_EFF_N, DECK, EVD,
+    FOCUS_MEMO_AT, FOCUS_MEMO_N, M_RNG, M_TRACE_CAP, MAX_SEATS, NO, O_HAND, O_HAND_N, O_HELD, O_IN,
     O_NO_CHALLENGE, PASS_BIT, PH_ACTION, PH_CANCEL, PH_CHALLENGE, PH_DRAW, PH_REVOLUTION, PH_TARGET, R_HAND_LIMIT,
     RULES_AT, S_ACTIONS, S_CANCELS, S_CTX_CARD, S_CTX_SEAT, S_CUR, S_DECK_N, S_DONE, S_EVD_N, S_IN_DUEL, S_INVOLVED,
     S_N_PLAYERS, S_TURN, S_VICTOR, S_VICTOR_REST, S_WINNER, SCR_ON, SEAT0, SEAT_W, STATE0, STATE_END, YES,
@@ -161,6 +161,17 @@ def _action_rest_nb(m, p, c, t):
     m[S_CTX_CARD] = -1
 
 
+@njit(cache=True, inline='always')
+def sorted_shuffle_nb(m, a):
+    """``a`` sorted (so that its order says nothing), then shuffled (Fisher-Yates) on the machine's stream."""
+    a.sort()
+    for i in range(a.size - 1, 0, -1):
+        r = rand_below_nb(m, M_RNG, i + 1)
+        x = a[i]
+        a[i] = a[r]
+        a[r] = x
+
+
 @njit(cache=True)
 def determinise_nb(m, seat):
     """Deal the cards ``seat`` cannot see anew, on the machine's stream: the other players' hands (their sizes
@@ -181,12 +192,7 @@ def determinise_nb(m, seat):
     for i in range(m[S_DECK_N]):
         pool[j] = m[DECK + i]
         j += 1
-    pool.sort()
-    for i in range(tot - 1, 0, -1):
-        r = rand_below_nb(m, M_RNG, i + 1)
-        x = pool[i]
-        pool[i] = pool[r]
-        pool[r] = x
+    sorted_shuffle_nb(m, pool)
     j = 0
     for q in range(n):
         if q != seat:
@@ -202,12 +208,7 @@ def determinise_nb(m, seat):
     ev = np.empty(ne, np.int64)
     for i in range(ne):
         ev[i] = m[EVD + i]
-    ev.sort()
-    for i in range(ne - 1, 0, -1):
-        r = rand_below_nb(m, M_RNG, i + 1)
-        x = ev[i]
-        ev[i] = ev[r]
-        ev[r] = x
+    sorted_shuffle_nb(m, ev)
     for i in range(ne):
         m[EVD + i] = ev[i]
 
