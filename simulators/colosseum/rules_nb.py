@@ -53,7 +53,7 @@ from simulators.colosseum.enums import (
 )
 from simulators.common.memory_nb import MACHINE_PTR, as_machine_nb
 from simulators.common.rng_nb import rand_below_nb, rand_bit_nb
-from simulators.common.seats_nb import block_words, call_nb, install_nb, strategy_address_nb
+from simulators.common.seats_nb import block_words, call_nb, install_nb, legal_nb, strategy_address_nb
 from simulators.common.strategy import STRATEGY_SIG, STRATEGY_T  # noqa: F401 (re-exported)
 
 MP = MACHINE_PTR  # the machine inside the kernels (``memory_nb.as_machine_nb``)
@@ -737,9 +737,9 @@ def illegal_nb(m, seat, what):
 
 @njit(b1(MP, i8, i8, i8), cache=True)
 def refused_nb(m, seat, answer, mask):
-    """The illegal-answer check, for every decision: an answer outside ``mask`` stops the game
-    (``illegal_nb``). True when it did."""
-    if answer < 0 or (mask >> answer) & 1 == 0:
+    """The illegal-answer check, for every decision: an answer outside ``mask`` (``seats_nb.legal_nb``, every
+    game's one check) stops the game (``illegal_nb``). True when it did."""
+    if not legal_nb(answer, mask):
         illegal_nb(m, seat, answer)
         return True
     return False
