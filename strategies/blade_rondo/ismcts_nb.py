@@ -21,11 +21,16 @@ for GG Mixed Play), less the cards this seat holds or was dealt and the opponent
 slot gets a Response card (only Responses are put face down). A sample rewrites the opponent's hidden slots, its
 cost table (``MASKT``, as ``put_card_nb`` writes it at setup) and hand words. Playouts cycle over the samples: a
 choice's ``k``-th playout uses sample ``k % determinisations`` and a stream of its own index ``k``, so the choices
-are compared on common random numbers. What is forgotten: a card seen used and gone back to the hand is known by
-its slot (``O_REVEALED``), but nothing the opponent's play hints at (a Response it did not flip) is used.
+are compared on common random numbers. What it knows of the opponent's hand: the cards it has seen used (their slots
+stay revealed, ``O_REVEALED``); what it does not use: hints in the opponent's play (a Response it did not flip). Its
+own bans (GG Mixed Play) are greedy's, whose plan the heuristic keeps in the seat's own word (``O_MEMO``).
 
 Playout policy (``policy``): 0 random (the engine's inline random draws, ``effects_nb.unasked_choice_nb``), 1 greedy
 (``heuristic_nb``, greedy's knobs, ``epsilon`` its chance of a uniform choice) for both seats at every decision.
+Measured on the 2-core Xeon: 1000 playouts a decision take ~2.4 ms (random) or ~3.6 ms (greedy) of CPU, 420 k and
+280 k playouts per CPU-second against 270 k random games (``balance bench blade_rondo --playouts``: x1.5); at the
+defaults a game against a heuristic takes ~25-32 ms, and ``balance ladder blade_rondo --games 400`` rates ismcts 1052
+[979, 1143] over planner 671, greedy 492, random 0 (89% [86, 92] against the planner, 97.5% against greedy).
 
 The kernels here are compiled on first use (``effects_nb.on_first_use``), not when the strategies are imported: a
 run without ismcts compiles none of them.
