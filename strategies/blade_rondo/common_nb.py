@@ -88,6 +88,21 @@ def guard_holds_nb(m, row, op, night, total, hand_after, seat):
     return True
 
 
+@njit(cache=True, inline='always')
+def attack_value_nb(m, row, op, atk, dd, ol, att):
+    """An attack row's damage as the strategies estimate it, before the defender's adjustments: a physical row
+    (DO_PHYS) Attack ``atk`` x its multiplier less the Defence ``dd`` (none when it pierces), at least 0, plus
+    ``att``'s physical aura; a magic row (DO_MAGIC) its amount (fixed, or from the target's life ``ol``) plus its
+    bonus and ``att``'s magic aura."""
+    if op == DO_PHYS:
+        d = 0 if m[row + P_B] else dd
+        x = atk * m[row + P_A] - d
+        return (x if x > 0 else 0) + aura_nb(m, att, AU_PHYS)
+    k = m[row + P_A]
+    x = m[row + P_B] if k == X_FIXED else ((ol + 1) // 2 if k == X_OPP_HALF_UP else (ol if k == X_OPP_LIFE else 2))
+    return x + m[row + P_C] + aura_nb(m, att, AU_MAGIC)
+
+
 @njit(i8(MP, i8, i8, i8, i8, i8, i8), cache=True)
 def prog_damage_at_nb(m, seat, start, n, hand_after, dd, atk):
     """``prog_damage_nb`` with its context (``damage_context_nb``) given."""
@@ -102,14 +117,8 @@ def prog_damage_at_nb(m, seat, start, n, hand_after, dd, atk):
         if op <= LAST_GUARD:  # a guard's condition as the deciding seat can read it (a jump: flow_step_nb)
             pc += flow_step_nb(m, row, guard_holds_nb(m, row, op, night_nb(m), total, hand_after, seat))
             continue
-        if op == DO_PHYS:
-            d = 0 if m[row + P_B] else dd
-            x = atk * m[row + P_A] - d
-            total += (x if x > 0 else 0) + aura_nb(m, seat, AU_PHYS)
-        elif op == DO_MAGIC:
-            k = m[row + P_A]
-            x = m[row + P_B] if k == X_FIXED else ((ol + 1) // 2 if k == X_OPP_HALF_UP else (ol if k == X_OPP_LIFE else 2))
-            total += x + m[row + P_C] + aura_nb(m, seat, AU_MAGIC)
+        if op == DO_PHYS or op == DO_MAGIC:
+            total += attack_value_nb(m, row, op, atk, dd, ol, seat)
         elif op == DO_DAMAGE and m[row + P_A] != WHO_SELF:
             total += m[row + P_B]
         pc += 1
@@ -236,15 +245,7 @@ def answered_damage_nb(m, seat, def_plus, per_hit, halve, flip):
         if op <= LAST_GUARD:
             pc += flow_step_nb(m, row, guard_holds_nb(m, row, op, night, total, hand_after, att))
             continue
-        x = -1
-        if op == DO_PHYS:
-            d = 0 if m[row + P_B] else dd
-            x = atk * m[row + P_A] - d
-            x = (x if x > 0 else 0) + aura_nb(m, att, AU_PHYS)
-        elif op == DO_MAGIC:
-            k = m[row + P_A]
-            x = m[row + P_B] if k == X_FIXED else ((ol + 1) // 2 if k == X_OPP_HALF_UP else (ol if k == X_OPP_LIFE else 2))
-            x += m[row + P_C] + aura_nb(m, att, AU_MAGIC)
+        x = attack_value_nb(m, row, op, atk, dd, ol, att) if op == DO_PHYS or op == DO_MAGIC else -1
         if x >= 0:  # an attack: the defender's adjustments, then the halving (apply_damage_nb's order)
             x += adj + m[fr + F_ADJ]
             x = x if x > 0 else 0

@@ -101,10 +101,10 @@ from simulators.blade_rondo.enums import (
 from simulators.blade_rondo.rules_nb import action_mask_nb, end_turn_nb, play_turn_nb, put_card_nb, use_card_nb
 from simulators.common.memory_nb import MACHINE_PTR as MP
 from simulators.common.memory_nb import as_machine_nb
-from simulators.common.rng_nb import popcount_nb, rand_below_nb, rand_float_nb, splitmix64_nb
+from simulators.common.rng_nb import popcount_nb, rand_below_nb, splitmix64_nb
 from simulators.common.seats_nb import install_nb
 from simulators.common.strategy import STRATEGY_T
-from strategies.blade_rondo.builtin import _GREEDY, K_EPSILON, heuristic_nb
+from strategies.blade_rondo.builtin import _GREEDY, K_EPSILON, _pick_step_nb, heuristic_nb
 from strategies.blade_rondo.common_nb import visible_card_nb
 
 # the knobs, by their registered names (``param_names``): params[IS_PLAYOUTS] is the knob "playouts"
@@ -368,15 +368,7 @@ def _ismcts_core_nb(phase, m, seat, mask, params, greedy):
     ties = 0
     for c in range(N_CHOICES):
         if (mask >> c) & 1 and N[c] > 0:
-            v = W[c] / N[c]
-            if v > bv + 1e-12:
-                best = c
-                bv = v
-                ties = 1
-            elif v >= bv - 1e-12:
-                ties += 1
-                if rand_float_nb(p, M_RNG) * ties < 1.0:
-                    best = c
+            best, bv, ties = _pick_step_nb(p, c, W[c] / N[c], best, bv, ties)
     return best
 
 
