@@ -35,15 +35,31 @@ _entry_points_loaded = False
 
 @dataclass
 class Strategy:
-    """A jitted decision callback with a name, a one-line description and float knobs."""
+    """A jitted decision callback with a name, a one-line description and float knobs.
+
+    ``fn`` may be registered as ``"module:function"``: the module is imported when ``fn`` is first read (a
+    strategy that imports its game's kernels, which import the game's built-in strategies, registers this way
+    so that importing either first works)."""
 
     name: str
     game: str
-    fn: Any  # numba dispatcher, signature fixed per game
+    fn: Any  # numba dispatcher, signature fixed per game (or "module:function", imported on first use)
     description: str
     params: np.ndarray
     param_names: tuple[str, ...] = ()
     source: str = "builtin"
+
+    def __getattribute__(self, k):
+        v = object.__getattribute__(self, k)
+        if k == "fn" and isinstance(v, str):
+            from balance.protocol import load_attr
+            from simulators.common.numba_compat import is_jit_function
+
+            v = load_attr(v)
+            if not is_jit_function(v):
+                raise BalanceError(f"strategy {self.name!r}: {v!r} is not a numba @njit function")
+            object.__setattr__(self, "fn", v)
+        return v
 
     def resolve_params(self, overrides: dict[str, float] | None = None) -> np.ndarray:
         p = self.params.astype(np.float64).copy()
@@ -71,7 +87,7 @@ def register_strategy(game: str, name: str, fn: Callable, description: str, para
     """Register a jitted strategy for ``game`` under ``name`` (re-registering replaces it)."""
     from simulators.common.numba_compat import is_jit_function  # (here: the registry loads without numba)
 
-    if not is_jit_function(fn):
+    if not isinstance(fn, str) and not is_jit_function(fn):
         raise BalanceError(f"strategy {name!r}: {fn!r} is not a numba @njit function")
     if len(param_names) not in (0, len(params)):
         raise BalanceError(f"strategy {name!r}: {len(param_names)} parameter names for {len(params)} parameters")

@@ -155,3 +155,24 @@ def test_generic_code_names_no_game():
                     and id(node) not in docs and (path.name, node.value) not in ALLOWED):
                 found.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.value!r}")
     assert found == [], "per-game branches in generic code (declare it on the GameSpec): " + ", ".join(found)
+
+
+def test_every_kernel_module_can_be_imported_first():
+    """Whichever module of a game or its strategies a program imports first, the import works (a strategy that
+    imports its game's kernels, which import the game's built-ins, must not make an import cycle fail)."""
+    import subprocess
+    import sys
+
+    from tests.test_layers import EXCEPTIONS
+
+    root = Path(__file__).resolve().parents[1]
+    # the games whose kernels import strategies (the layers' listed exceptions), and every search strategy
+    games = {a.split(".")[1] for a, _ in EXCEPTIONS}
+    files = [p for g in games for p in (root / "simulators" / g).glob("*_nb.py")]
+    files += list((root / "strategies").glob("*/ismcts_nb.py"))
+    mods = sorted(".".join(p.relative_to(root).with_suffix("").parts) for p in files)
+    code = ("import importlib, sys\nbad = []\nfor m in sys.argv[1:]:\n"
+            "    r = __import__('subprocess').run([sys.executable, '-c', f'import {m}'], capture_output=True, text=True)\n"
+            "    bad += [m + ': ' + r.stderr.strip().splitlines()[-1]] if r.returncode else []\nprint('\\n'.join(bad))")
+    out = subprocess.run([sys.executable, "-c", code, *mods], capture_output=True, text=True, cwd=root, timeout=600)
+    assert out.stdout.strip() == "", out.stdout

@@ -19,9 +19,11 @@ register_strategy(GAME, "akio", akio_nb,
                   "the heuristics; as Akio: focus on thrust (akio_thrust), always the rose, every card",
                   params=_DEFAULTS, param_names=HEURISTIC_PARAMS)
 
-import strategies.rose_duel.ismcts_nb as _search  # noqa: E402 (the module keeps its name: GameSpec.playouts)
-
-register_strategy(GAME, "ismcts", _search.ismcts_nb,
+# registered by path: ismcts imports the kernels (rules_nb), which import this package's built-ins through
+# simulators/rose_duel/builtin_inline_nb.py; imported on first use, either may be imported first
+ISMCTS_KNOBS = ("playouts", "exploration", "policy", "determinisations")  # ismcts_nb's index constants
+ISMCTS_DEFAULTS = (150.0, 1.0, 1.0, 32.0)
+register_strategy(GAME, "ismcts", "strategies.rose_duel.ismcts_nb:ismcts_nb",
                   "search: the challenge, the Revolution, the action card and its target by playouts over sampled "
                   "hidden cards (UCB1 over the choices), the heuristics elsewhere",
-                  params=_search.ISMCTS_DEFAULTS, param_names=_search.ISMCTS_KNOBS)
+                  params=ISMCTS_DEFAULTS, param_names=ISMCTS_KNOBS)

@@ -63,11 +63,11 @@ from simulators.rose_duel.enums import (
     RULES_AT, S_ACTIONS, S_CANCELS, S_CTX_CARD, S_CTX_SEAT, S_CUR, S_DECK_N, S_DONE, S_EVD_N, S_IN_DUEL, S_INVOLVED,
     S_N_PLAYERS, S_TURN, S_VICTOR, S_VICTOR_REST, S_WINNER, SCR_ON, SEAT0, SEAT_W, STATE0, STATE_END, YES,
 )
+from strategies.rose_duel import ISMCTS_DEFAULTS, ISMCTS_KNOBS  # noqa: F401 (the registered knobs, by name)
 from strategies.rose_duel.heuristics_nb import N_PARAMS, heuristic_nb
 
-ISMCTS_KNOBS = ("playouts", "exploration", "policy", "determinisations")
+# the knobs' registered names and defaults (strategies/rose_duel/__init__.py, which registers this module by path)
 ISMCTS_PLAYOUTS, ISMCTS_EXPLORATION, ISMCTS_POLICY, ISMCTS_DETERMINISATIONS = range(4)
-ISMCTS_DEFAULTS = (150.0, 1.0, 1.0, 32.0)
 # the built-in heuristic's registered defaults (strategies/rose_duel/__init__.py _DEFAULTS): the decisions not
 # searched, and every seat of a playout with policy 1
 HEURISTIC_DEFAULTS = (0.0, 0.6, 0.5, 0.4, 0.5, 0.1, 0.7, 1.0, 0.8, 0.5, 3.0, 0.8)
