@@ -1192,8 +1192,9 @@ def autobalance(game, target, max_edits, patterns, n_games, screen_games, beam, 
 @click.argument("game")
 @click.option("--strategy", multiple=True, metavar="NAME", help="a strategy on the ladder (repeatable; default: "
               "every registered strategy of the game)")
-@click.option("--games", "n_games", default=2000, show_default=True, type=click.IntRange(min=2),
-              help="games per pair (whole deals, each played with the seats swapped)")
+@click.option("--games", "n_games", default=1000, show_default=True, type=click.IntRange(min=2),
+              help="games per pair (whole deals, each played with the seats swapped); the default takes minutes "
+                   "on two cores with the search strategies, a cluster (--executor dask) takes big budgets")
 @click.option("--seed", default=1, show_default=True, type=int, help="root seed: every pair plays the same deals")
 @click.option("--setup", default=None, help="setup name (see 'balance games'); default: the game's")
 @click.option("--param", multiple=True, metavar="STRATEGY.KNOB=V", help="set a strategy knob")
@@ -1202,11 +1203,14 @@ def autobalance(game, target, max_edits, patterns, n_games, screen_games, beam, 
 @click.option("--plugin", multiple=True, metavar="MODULE", help="import MODULE to register strategies")
 @click.option("--set", "game_set", multiple=True, metavar="KEY=VALUE", help="a game option, e.g. players=4")
 @click.option("--players", default=None, type=int, help="number of players (games that take it)")
-@click.option("--workers", default=1, show_default=True, type=click.IntRange(min=1), help="processes")
+@click.option("--workers", default=None, type=click.IntRange(min=1), help="processes (default: every core)")
+@click.option("--executor", default="local", show_default=True, type=click.Choice(["local", "dask"]),
+              help="dask: a dask.distributed cluster (--scheduler, else a LocalCluster of --workers)")
+@click.option("--scheduler", default=None, metavar="tcp://HOST:PORT", help="with --executor dask")
 @click.option("--figure", default=None, type=click.Path(dir_okay=False), help="also draw the ratings (PNG)")
 @click.option("--json", "json_out", default=None, type=click.Path(dir_okay=False), help="also write the result as JSON (- for standard output)")
-def ladder(game, strategy, n_games, seed, setup, param, data, override, plugin, game_set, players, workers, figure,
-           json_out):
+def ladder(game, strategy, n_games, seed, setup, param, data, override, plugin, game_set, players, workers, executor,
+           scheduler, figure, json_out):
     """Rate strategies against each other: a round robin on the same deals with the seats swapped, Bradley-Terry
     ratings on the Elo scale with 95% intervals (bootstrap over deals), the head-to-head table, and how many skill
     levels the ladder tells apart."""
@@ -1222,8 +1226,10 @@ def ladder(game, strategy, n_games, seed, setup, param, data, override, plugin, 
     for d, name in zip(_parse_params(param, names), names):
         per_name[name] = d
     say = outputs.say(json_out)
+    from balance.runs import default_workers
+
     lad = L.play(game, names, n_games, seed, setup, per_name, _options(game_set, players), data, override, plugin,
-                 workers)
+                 workers or default_workers(), executor=executor, scheduler=scheduler)
     for line in L.format_ladder(lad):
         say(line)
     if json_out:

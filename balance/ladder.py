@@ -115,9 +115,14 @@ def _spec(game: str, a: str, b: str, deals_seed: int, setup, params: dict, optio
 
 def play(game: str, strategies: list[str], games: int = 2000, seed: int = 1, setup: str | None = None,
          params: dict | None = None, options: dict | None = None, data_dir=None, overrides=(), plugins=(),
-         workers: int = 1, boot: int = 200, progress=None) -> Ladder:
+         workers: int = 1, boot: int = 200, progress=None, executor: str = "local",
+         scheduler: str | None = None) -> Ladder:
     """The round robin of ``strategies`` (at least two distinct names) on ``games`` games per pair (rounded up
-    to whole deals; every pair plays the same deals: the run's seed), then the ratings (module docstring)."""
+    to whole deals; every pair plays the same deals: the run's seed), then the ratings (module docstring).
+
+    ``executor``: ``"local"`` (``workers`` processes on this machine) or ``"dask"`` (a dask.distributed cluster:
+    the one at ``scheduler``, else a LocalCluster of ``workers`` processes), for search strategies' big budgets.
+    The games are the same either way: each task is whole deals, seeded by their index."""
     from balance import registry
 
     names = list(dict.fromkeys(strategies))
@@ -140,7 +145,24 @@ def play(game: str, strategies: list[str], games: int = 2000, seed: int = 1, set
     tasks = [(ab, d0 * L, min(per_task, deals - d0) * L) for ab in specs for d0 in range(0, deals, per_task)]
     got: dict = {ab: [] for ab in specs}
     cpu = dict.fromkeys(specs, 0.0)
-    if workers <= 1 or len(tasks) == 1:
+    if executor == "dask":
+        from balance.runs import _dask_client
+
+        client, cluster = _dask_client(workers, scheduler)
+        try:
+            futs = {client.submit(_deal_scores, specs[ab], start, count, pure=False): ab
+                    for ab, start, count in tasks}
+            for f, ab in futs.items():
+                s, sc, took = f.result()
+                got[ab].append((s, sc))
+                cpu[ab] += took
+                if progress:
+                    progress(int(sc.size * L))
+        finally:
+            client.close()
+            if cluster is not None:
+                cluster.close()
+    elif workers <= 1 or len(tasks) == 1:
         for ab, start, count in tasks:
             s, sc, took = _deal_scores(specs[ab], start, count)
             got[ab].append((s, sc))

@@ -105,3 +105,16 @@ def test_bad_input_is_one_line_and_exit_2(capsys, args, says):
 def test_play_refuses_a_single_strategy():
     with pytest.raises(BalanceError):
         L.play("colosseum", ["random", "random"])
+
+
+def test_a_dask_cluster_gives_the_local_ladder(tmp_path):
+    """The ladder on a dask LocalCluster: the same games, hence the same points and ratings, as on this process."""
+    import os
+
+    if os.environ.get("CI"):
+        import distributed  # noqa: F401  (CI installs the dask extra: never skip there)
+    pytest.importorskip("distributed", reason="the dask extra is not installed (pip install '.[dask]')")
+    local = L.play("colosseum", ["random", "greedy"], games=1200, seed=4, boot=20)
+    dask = L.play("colosseum", ["random", "greedy"], games=1200, seed=4, boot=20, workers=2, executor="dask")
+    assert np.array_equal(local.pairs[0].scores, dask.pairs[0].scores)
+    assert local.ratings == dask.ratings
