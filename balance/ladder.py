@@ -100,7 +100,7 @@ def _deal_scores(spec: dict, start: int, count: int) -> tuple[int, np.ndarray, f
     took = time.process_time() - t
     w = rec["winner"].astype(np.int64)
     g = np.arange(start, start + count)
-    slot = np.array([prep.seat_slot(int(x), int(s)) if s >= 0 else -1 for x, s in zip(g, w)])
+    slot = (w + g % prep.rotation) % len(prep.strategies)  # prep.seat_slot, for every game at once
     pts = np.where(w < 0, 0.5, (slot == 0).astype(float))
     L = prep.rotation
     return start, pts.reshape(-1, L).sum(axis=1), took
@@ -145,39 +145,11 @@ def play(game: str, strategies: list[str], games: int = 2000, seed: int = 1, set
     tasks = [(ab, d0 * L, min(per_task, deals - d0) * L) for ab in specs for d0 in range(0, deals, per_task)]
     got: dict = {ab: [] for ab in specs}
     cpu = dict.fromkeys(specs, 0.0)
-    if executor == "dask":
-        from balance.runs import _dask_client
-
-        client, cluster = _dask_client(workers, scheduler)
-        try:
-            futs = {client.submit(_deal_scores, specs[ab], start, count, pure=False): ab
-                    for ab, start, count in tasks}
-            for f, ab in futs.items():
-                s, sc, took = f.result()
-                got[ab].append((s, sc))
-                cpu[ab] += took
-                if progress:
-                    progress(int(sc.size * L))
-        finally:
-            client.close()
-            if cluster is not None:
-                cluster.close()
-    elif workers <= 1 or len(tasks) == 1:
-        for ab, start, count in tasks:
-            s, sc, took = _deal_scores(specs[ab], start, count)
-            got[ab].append((s, sc))
-            cpu[ab] += took
-            if progress:
-                progress(count)
-    else:
-        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as ex:
-            futs = {ex.submit(_deal_scores, specs[ab], start, count): ab for ab, start, count in tasks}
-            for f, ab in futs.items():
-                s, sc, took = f.result()
-                got[ab].append((s, sc))
-                cpu[ab] += took
-                if progress:
-                    progress(int(sc.size * L))
+    for ab, (s, sc, took) in _results(tasks, specs, workers, executor, scheduler):
+        got[ab].append((s, sc))
+        cpu[ab] += took
+        if progress:
+            progress(int(sc.size * L))
     pairs = [Pair(a, b, np.concatenate([sc for _, sc in sorted(got[(a, b)], key=lambda x: x[0])]), L, cpu[(a, b)])
              for a, b in specs]
     anchor = "random" if "random" in names else "mean"
@@ -185,6 +157,31 @@ def play(game: str, strategies: list[str], games: int = 2000, seed: int = 1, set
     lad = Ladder(game, names, pairs, ratings, anchor, seconds=time.perf_counter() - t0)
     lad.levels = levels(lad)
     return lad
+
+
+def _results(tasks, specs, workers: int, executor: str, scheduler: str | None):
+    """``(pair, _deal_scores(...))`` for every task, on this process, a process pool or a dask cluster."""
+    if executor == "dask":
+        from balance.runs import _dask_client
+
+        client, cluster = _dask_client(workers, scheduler)
+        try:
+            futs = [(client.submit(_deal_scores, specs[ab], start, count, pure=False), ab)
+                    for ab, start, count in tasks]
+            for f, ab in futs:
+                yield ab, f.result()
+        finally:
+            client.close()
+            if cluster is not None:
+                cluster.close()
+    elif workers <= 1 or len(tasks) == 1:
+        for ab, start, count in tasks:
+            yield ab, _deal_scores(specs[ab], start, count)
+    else:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as ex:
+            futs = [(ex.submit(_deal_scores, specs[ab], start, count), ab) for ab, start, count in tasks]
+            for f, ab in futs:
+                yield ab, f.result()
 
 
 # ----------------------------------------------------------------------------- the ratings

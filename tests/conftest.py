@@ -293,3 +293,16 @@ def balance_cmd(*args, cwd=None, timeout=300, env=None):
         e.update(env)
     return subprocess.run([str(BALANCE_EXE), *map(str, args)], cwd=cwd, capture_output=True, text=True,
                           timeout=timeout, env=e)
+
+
+@pytest.fixture(scope="module")
+def twin_random():
+    """A second name for Colosseum's built-in random strategy: the same player under another name (the null of
+    the ladder and of the skill tiers: two strategies that play alike)."""
+    from balance import registry
+    from strategies.colosseum.builtin import random_nb
+
+    registry.strategies_for("colosseum")
+    registry.register_strategy("colosseum", "random_twin", random_nb, "random under another name")
+    yield "random_twin"
+    registry._STRATEGIES["colosseum"].pop("random_twin", None)

@@ -51,18 +51,6 @@ def test_levels_follow_the_head_to_head_intervals():
     assert chain[-2:] == ["good", "best"] and len(chain) == 3  # random and its twin are one level
 
 
-@pytest.fixture(scope="module")
-def twin_random():
-    """A second name for the built-in random strategy: the same player under another name."""
-    from balance import registry
-    from strategies.colosseum.builtin import random_nb
-
-    registry.strategies_for("colosseum")
-    registry.register_strategy("colosseum", "random_twin", random_nb, "random under another name")
-    yield "random_twin"
-    registry._STRATEGIES["colosseum"].pop("random_twin", None)
-
-
 def test_the_null_two_copies_of_one_strategy_are_rated_alike(twin_random):
     lad = L.play("colosseum", ["random", twin_random], games=20_000, seed=3, boot=100)
     (pair,) = lad.pairs

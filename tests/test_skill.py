@@ -41,17 +41,6 @@ def test_merge_joins_rows_by_what_they_test_and_orders_findings_first():
     assert S.counts(rows)["weak play only"] == 1
 
 
-@pytest.fixture(scope="module")
-def twin_random():
-    from balance import registry
-    from strategies.colosseum.builtin import random_nb
-
-    registry.strategies_for("colosseum")
-    registry.register_strategy("colosseum", "random_twin", random_nb, "random under another name")
-    yield "random_twin"
-    registry._STRATEGIES["colosseum"].pop("random_twin", None)
-
-
 def test_the_null_two_tiers_that_play_alike_never_disagree(tmp_path, capsys, twin_random):
     with pytest.raises(SystemExit) as ei:
         main(["skill", "colosseum", "--tiers", f"random,{twin_random}", "--games", "4000", "--causal-deals", "0",
