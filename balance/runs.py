@@ -29,7 +29,9 @@ flight, so memory stays flat for any number of games.
 
 Crash safety: a chunk becomes part of the run only when its file was renamed
 into place *and* the manifest listing it (with its sha256) was renamed into
-place. A process killed at any moment (SIGKILL included) leaves at worst a temp
+place; its data is fsynced before that manifest is written (by the writer
+thread of a one-worker run, by the run's process for the pool's workers, which
+do not wait on the disk themselves). A process killed at any moment (SIGKILL included) leaves at worst a temp
 file (removed on resume) or a finished chunk the manifest does not list yet
 (recomputed on resume: same seed, same bytes). One writer per folder: a lock
 file names host and pid; a second writer is refused, and the lock of a dead
@@ -197,7 +199,7 @@ class Prepared:
             allowed = " or ".join(str(k) for k in sorted({1, auto}))
             raise RunError(f"rotation {rotation}: this run's strategies allow {allowed}")
         self.rotation = int(rotation)
-        self._buf = None  # the records buffer of chunk(reuse=True)
+        self._bufs: dict[int, np.ndarray] = {}  # the records buffers of chunk(reuse=...), by key
         self._rot_bufs: dict[int, np.ndarray] = {}  # per rotation: the deals' records (chunk(reuse=True))
 
     def auto_rotation(self) -> int:
@@ -246,35 +248,37 @@ class Prepared:
                                                            list(self.spec.strategies), params, self.rotation))
         return cache[dtype]
 
-    def chunk(self, start: int, count: int, reuse: bool = False) -> np.ndarray:
+    def chunk(self, start: int, count: int, reuse: bool | int = False) -> np.ndarray:
         """The records of games ``start .. start+count-1``.
 
         ``reuse``: the records are written into a buffer this object keeps, and the result is a view of it that
-        the next ``reuse`` chunk overwrites: for callers that consume a chunk at once (the run's workers, the
-        benches). A new array for every chunk makes the OS fault in and zero fresh pages as the kernel writes
-        them: ~10-15% of a Colosseum random game (games whose ``simulate_chunk`` takes no ``out`` get new
-        arrays either way)."""
+        the next ``reuse`` chunk with the same key overwrites (``True`` is key 0; a run whose writer thread
+        encodes one chunk while the next is simulated alternates keys 0 and 1): for callers that consume a chunk
+        at once (the run's workers, the benches). A new array for every chunk makes the OS fault in and zero
+        fresh pages as the kernel writes them: ~10-15% of a Colosseum random game (games whose
+        ``simulate_chunk`` takes no ``out`` get new arrays either way)."""
+        key = None if reuse is False else int(reuse)
         if self.rotation > 1:
-            return self._rotated_chunk(start, count, reuse)
-        return self._deals(start, count, self.strategies, self.params, reuse, None)
+            return self._rotated_chunk(start, count, key)
+        return self._deals(start, count, self.strategies, self.params, key, None)
 
-    def _deals(self, start: int, count: int, strategies, params, reuse: bool, slot) -> np.ndarray:
-        """Deals ``start .. start+count-1`` played with ``strategies``/``params`` in seat order; ``reuse`` writes
-        into the kept buffer (``slot`` None: the chunk's own, else rotation ``slot``'s)."""
-        buf = self._buf if slot is None else self._rot_bufs.get(slot)
+    def _deals(self, start: int, count: int, strategies, params, key: int | None, slot) -> np.ndarray:
+        """Deals ``start .. start+count-1`` played with ``strategies``/``params`` in seat order; ``key`` (not
+        None) writes into a kept buffer (``slot`` None: the chunk's own of that key, else rotation ``slot``'s)."""
+        buf = self._bufs.get(key) if slot is None else self._rot_bufs.get(slot)
         out = None
-        if reuse and buf is not None and len(buf) >= count:
+        if key is not None and buf is not None and len(buf) >= count:
             out = buf[:count]
         recs = self.game.module.simulate_chunk(self.tables, self.settings, start, count, self.key, strategies,
                                                params, out=out)
-        if reuse and out is None:
+        if key is not None and out is None:
             if slot is None:
-                self._buf = recs
+                self._bufs[key] = recs
             else:
                 self._rot_bufs[slot] = recs
         return recs
 
-    def _rotated_chunk(self, start: int, count: int, reuse: bool) -> np.ndarray:
+    def _rotated_chunk(self, start: int, count: int, key: int | None) -> np.ndarray:
         """Games ``start .. start+count-1`` with rotation ``L``: per rotation ``r`` the deals it needs are played
         with the strategies shifted by ``r`` (seat ``s`` gets slot ``(s + r) % L``, for the two-seat games'
         ``strategies[seat]`` and the rose duel's ``strategies[seat % len]`` alike), then the rows are interleaved
@@ -282,7 +286,7 @@ class Prepared:
         L = self.rotation
         end = start + count
         if count <= 0:
-            return self._deals(start // L, 0, self.strategies, self.params, False, None)
+            return self._deals(start // L, 0, self.strategies, self.params, None, None)
         out = None
         for r in range(L):
             first = start + (r - start) % L  # the chunk's first game of rotation r
@@ -290,14 +294,16 @@ class Prepared:
                 continue
             n = (end - 1 - first) // L + 1
             _, strategies, params, _ = self.game_args(r)
-            recs = self._deals(first // L, n, strategies, params, reuse, r)
+            # the rotations' own buffers are read into ``out`` at once: one each, whatever the key
+            recs = self._deals(first // L, n, strategies, params, None if key is None else 0, r)
             if out is None:
-                if reuse and self._buf is not None and self._buf.dtype == recs.dtype and len(self._buf) >= count:
-                    out = self._buf[:count]
+                buf = self._bufs.get(key) if key is not None else None
+                if buf is not None and buf.dtype == recs.dtype and len(buf) >= count:
+                    out = buf[:count]
                 else:
                     out = np.zeros(count, dtype=recs.dtype)
-                    if reuse:
-                        self._buf = out
+                    if key is not None:
+                        self._bufs[key] = out
             # slot played = (slot in the shifted list + r) % L; -1 (a seat not in the game: the rose duel with
             # fewer players) stays -1: a lookup table indexed by value + 1
             lut = np.array([-1] + [(k + r) % L for k in range(L)])
@@ -321,14 +327,27 @@ def _now() -> str:
     return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
 
 
-def _atomic_write_bytes(path: Path, data: bytes, tmp_dir: Path | None = None) -> None:
-    """Write ``path`` through a temp file (in ``tmp_dir``, default beside it; same file system), fsync, rename."""
+def _atomic_write_bytes(path: Path, data: bytes, tmp_dir: Path | None = None, sync: bool = True) -> None:
+    """Write ``path`` through a temp file (in ``tmp_dir``, default beside it; same file system), fsync, rename.
+    ``sync`` False: no fsync here; the caller fsyncs the file (:func:`fsync_files`) before anything durable
+    refers to it."""
     tmp = (Path(tmp_dir) if tmp_dir is not None else path.parent) / f".{path.name}.{os.getpid()}.tmp"
     with open(tmp, "wb") as f:
         f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
+        if sync:
+            f.flush()
+            os.fsync(f.fileno())
     os.replace(tmp, path)
+
+
+def fsync_files(paths) -> None:
+    """fsync each of ``paths`` (files another process wrote: their data reaches the disk all the same)."""
+    for p in paths:
+        fd = os.open(p, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
 
 def chunk_path(run_dir: Path, idx: int) -> Path:
@@ -343,40 +362,63 @@ def sha256_file(path: Path) -> str:
     return h.hexdigest()
 
 
-def encode_chunk(records: np.ndarray, meta: bytes | None = None) -> bytes:
-    """One chunk's records as the bytes of a parquet file (zstd), one column per record field; ``meta`` (the
-    run's column dictionary, :meth:`Prepared.records_meta`) goes into the file's key-value metadata under
-    ``balance`` (it never changes a value: only the footer grows, by its size)."""
+# How a chunk's columns are stored (measured in docs/performance.md, "Chunk files"): every column delta-encoded
+# (DELTA_BINARY_PACKED: the game index costs nothing, small counts a few bits), no dictionary, no block
+# compression. Against the zstd + dictionary default of pyarrow it encodes in 45-60% of the CPU time for files
+# 1.0-2.9x the size (Colosseum 30 bytes a game, Blade Rondo 53, the rose duel with 4 players 84); every
+# parquet reader (pyarrow, polars, pandas, DuckDB) reads it.
+PARQUET_OPTIONS = {"compression": "none", "use_dictionary": False, "write_statistics": True}
+PARQUET_ENCODING = "DELTA_BINARY_PACKED"
+
+
+def records_table(records: np.ndarray):
+    """``records`` as a pyarrow Table, one column per field, its values bit for bit. The columns come from one
+    pass over the rows (:func:`simulators.common.columns_nb.to_columns`) and are wrapped without a copy; not
+    through ``pa.array`` on numpy arrays, which imports pandas (~0.2 s at a run's start)."""
     import pyarrow as pa
+
+    from simulators.common.columns_nb import to_columns
+
+    cols = to_columns(records)
+    arrays = [pa.Array.from_buffers(pa.from_numpy_dtype(c.dtype.newbyteorder("=")), len(c),
+                                    [None, pa.py_buffer(c if c.dtype.isnative else c.astype(c.dtype.newbyteorder("=")))])
+              for c in cols.values()]
+    return pa.Table.from_arrays(arrays, names=list(cols))
+
+
+def encode_chunk(records: np.ndarray, meta: bytes | None = None) -> bytes:
+    """One chunk's records as the bytes of a parquet file (:data:`PARQUET_OPTIONS`), one column per record
+    field; ``meta`` (the run's column dictionary, :meth:`Prepared.records_meta`) goes into the file's key-value
+    metadata under ``balance`` (it never changes a value: only the footer grows, by its size)."""
     import pyarrow.parquet as pq
 
-    table = pa.table({name: records[name] for name in records.dtype.names})
+    table = records_table(records)
     buf = io.BytesIO()
-    if meta is None:
-        pq.write_table(table, buf, compression="zstd")
-        return buf.getvalue()
-    from balance.columns import KEY
-
-    # into the file's footer only (pq.read_metadata(path).metadata[b"balance"]), not into the arrow schema as
-    # well, which would store it twice (ARROW:schema holds the schema's metadata again, base64)
-    with pq.ParquetWriter(buf, table.schema, compression="zstd") as w:
+    options = dict(PARQUET_OPTIONS, column_encoding={name: PARQUET_ENCODING for name in table.column_names})
+    # the metadata into the file's footer only (pq.read_metadata(path).metadata[b"balance"]), not into the arrow
+    # schema as well, which would store it twice (ARROW:schema holds the schema's metadata again, base64)
+    with pq.ParquetWriter(buf, table.schema, **options) as w:
         w.write_table(table)
-        w.add_key_value_metadata({KEY: meta})
+        if meta is not None:
+            from balance.columns import KEY
+
+            w.add_key_value_metadata({KEY: meta})
     return buf.getvalue()
 
 
-def write_chunk_bytes(path: Path, data: bytes) -> str:
-    """Write an encoded chunk atomically (temp file, fsync, rename); return its sha256. The temp file of a chunk
-    in ``RUN/records/`` is written in ``RUN/.tmp/``: ``records/`` only ever holds whole chunk files."""
+def write_chunk_bytes(path: Path, data: bytes, sync: bool = True) -> str:
+    """Write an encoded chunk atomically (temp file, fsync unless ``sync`` is False, rename); return its sha256.
+    The temp file of a chunk in ``RUN/records/`` is written in ``RUN/.tmp/``: ``records/`` only ever holds whole
+    chunk files."""
     path = Path(path)
     tmp = _run_tmp_dir(path.parent.parent) if path.parent.name == "records" else None
-    _atomic_write_bytes(path, data, tmp)
+    _atomic_write_bytes(path, data, tmp, sync)
     return hashlib.sha256(data).hexdigest()
 
 
-def write_chunk(path: Path, records: np.ndarray, meta: bytes | None = None) -> str:
+def write_chunk(path: Path, records: np.ndarray, meta: bytes | None = None, sync: bool = True) -> str:
     """Write one chunk's records as parquet (with the column dictionary ``meta``), atomically; return its sha256."""
-    return write_chunk_bytes(path, encode_chunk(records, meta))
+    return write_chunk_bytes(path, encode_chunk(records, meta), sync)
 
 
 def _remove_dead_temp_files(run_dir: Path) -> None:
@@ -677,16 +719,17 @@ class _DeferredInterrupt:
             raise KeyboardInterrupt
 
 
-def sliced_chunk(prep: Prepared, start: int, count: int, tick: Callable[[int], None] | None, pace: dict
-                 ) -> np.ndarray:
-    """``prep.chunk(start, count, reuse=True)``, computed in slices when it would take over ``2 * SLICE_SECONDS``;
-    ``tick(n)`` after each slice of ``n`` games. ``pace`` (kept by the caller across chunks) holds the measured
-    games per second and the buffer the slices are copied into. The records are the same either way: game ``i``
-    depends only on the seed and ``i`` (the run store's guarantee, whatever the chunk boundaries)."""
+def sliced_chunk(prep: Prepared, start: int, count: int, tick: Callable[[int], None] | None, pace: dict,
+                 reuse: int = 0) -> np.ndarray:
+    """``prep.chunk(start, count, reuse=reuse)``, computed in slices when it would take over
+    ``2 * SLICE_SECONDS``; ``tick(n)`` after each slice of ``n`` games. ``pace`` (kept by the caller across chunks)
+    holds the measured games per second and the buffers (by ``reuse`` key) the slices are copied into. The records
+    are the same either way: game ``i`` depends only on the seed and ``i`` (the run store's guarantee, whatever the
+    chunk boundaries)."""
     rate = pace.get("rate")
     if tick is None or (rate is not None and count <= rate * 2 * SLICE_SECONDS):
         t = time.perf_counter()
-        recs = prep.chunk(start, count, reuse=True)
+        recs = prep.chunk(start, count, reuse=reuse)
         pace["rate"] = count / max(time.perf_counter() - t, 1e-9)
         if tick is not None:
             tick(count)
@@ -698,15 +741,16 @@ def sliced_chunk(prep: Prepared, start: int, count: int, tick: Callable[[int], N
         if count - i - n < PROBE_GAMES:
             n = count - i  # no tiny last slice
         t = time.perf_counter()
-        part = prep.chunk(start + i, n, reuse=True)
+        part = prep.chunk(start + i, n, reuse=reuse)
         rate = pace["rate"] = n / max(time.perf_counter() - t, 1e-9)
         if i == 0 and n == count:
             out = part
         else:
             if out is None:
-                buf = pace.get("buf")
+                bufs = pace.setdefault("bufs", {})
+                buf = bufs.get(reuse)
                 if buf is None or buf.dtype != part.dtype or len(buf) < count:
-                    buf = pace["buf"] = np.empty(count, dtype=part.dtype)
+                    buf = bufs[reuse] = np.empty(count, dtype=part.dtype)
                 out = buf[:count]
             out[i:i + n] = part
         tick(n)
@@ -737,8 +781,10 @@ def _worker_chunk(run_dir: str, idx: int, start: int, count: int) -> tuple[int, 
     t = time.perf_counter()
     tick = _count_games if _WORKER.get("counter") is not None else None
     recs = sliced_chunk(_WORKER["prep"], start, count, tick, _WORKER.setdefault("pace", {}))
-    # staged outside records/: the run's process moves it there when it takes the result (take_staged_chunk)
-    digest = write_chunk(staged_chunk_path(Path(run_dir), idx), recs, _WORKER["prep"].records_meta(recs.dtype))
+    # staged outside records/: the run's process moves it there when it takes the result (take_staged_chunk),
+    # and fsyncs it before a manifest lists it (a worker waiting ~20 ms on the disk per chunk would idle its core)
+    digest = write_chunk(staged_chunk_path(Path(run_dir), idx), recs, _WORKER["prep"].records_meta(recs.dtype),
+                         sync=False)
     warm = _WORKER.pop("warm", 0.0)  # reported once per worker
     return idx, digest, len(recs), time.perf_counter() - t, warm
 
@@ -1123,15 +1169,21 @@ def _run_locked(run_dir: Path, spec, resume, workers, progress, log, executor, s
         t_wall = time.perf_counter()
         last = {"at": time.perf_counter(), "cost": 0.0}
 
+        unsynced: list[Path] = []  # chunk files the workers wrote without fsync: synced before a manifest lists them
+
         def save(force: bool = False) -> None:
             now = time.perf_counter()
             if force or now - last["at"] >= MANIFEST_COST_RATIO * last["cost"]:
+                fsync_files(unsynced)
+                unsynced.clear()
                 write_manifest(run_dir, man)
                 last["at"] = time.perf_counter()
                 last["cost"] = last["at"] - now
 
-        def finished(idx, digest, rows, secs, warm=0.0, counted=False):
+        def finished(idx, digest, rows, secs, warm=0.0, counted=False, synced=True):
             man["chunks"][str(idx)] = {"games": rows, "sha256": digest, "seconds": round(secs, 4)}
+            if not synced:
+                unsynced.append(chunk_path(run_dir, idx))
             man["timing"]["cpu_seconds"] = round(man["timing"].get("cpu_seconds", 0.0) + secs, 4)
             man["timing"]["compile_load_seconds"] = round(max(man["timing"].get("compile_load_seconds", 0.0), warm), 3)
             save()
@@ -1144,19 +1196,8 @@ def _run_locked(run_dir: Path, spec, resume, workers, progress, log, executor, s
             elif executor == "dask":
                 used = workers  # nothing was left to compute
             elif workers <= 1 or len(todo) <= 1:
-                used, pace = 1, {}
-                with _DeferredInterrupt() as interrupt:
-                    def tick(n: int) -> None:
-                        if progress is not None:
-                            progress(n)
-                        interrupt.check()
-
-                    for idx, start, count in todo:
-                        interrupt.check()
-                        t = time.perf_counter()
-                        recs = sliced_chunk(prep, start, count, tick, pace)
-                        digest = write_chunk(chunk_path(run_dir, idx), recs, prep.records_meta(recs.dtype))
-                        finished(idx, digest, len(recs), time.perf_counter() - t, warm, counted=True)
+                used = 1
+                _run_here(run_dir, prep, todo, finished, progress, warm)
             else:
                 used = workers
                 _run_pool(run_dir, spec, prep, todo, workers, finished, progress)
@@ -1173,6 +1214,54 @@ def _run_locked(run_dir: Path, spec, resume, workers, progress, log, executor, s
         save(force=True)
         sweep_records(run_dir, man)
     return man
+
+
+def _run_here(run_dir: Path, prep: Prepared, todo, finished, progress, warm: float) -> None:
+    """Chunks in this process, each encoded and written by a writer thread while the next one is simulated.
+
+    The chunk kernels release the GIL, and so do the column pass and pyarrow's parquet writer: on a machine with
+    a free core a run of one worker costs about its games alone. Chunks alternate between two record buffers
+    (``Prepared.chunk`` keys 0 and 1): chunk ``k + 1`` is simulated into one while chunk ``k`` is read from the
+    other, and chunk ``k`` is written (and listed by ``finished``, in order) before chunk ``k + 2`` reuses its
+    buffer. On an error or Ctrl-C the chunk being written is finished first: nothing computed is lost."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    pace: dict = {}
+    pending = None  # (idx, future of (digest, seconds), rows, simulation seconds) of the chunk being written
+
+    def write(path: Path, recs: np.ndarray) -> tuple[str, float]:
+        t = time.perf_counter()
+        return write_chunk(path, recs, prep.records_meta(recs.dtype)), time.perf_counter() - t
+
+    def settle() -> None:
+        nonlocal pending
+        if pending is not None:
+            idx, fut, rows, secs = pending
+            pending = None
+            digest, wsecs = fut.result()
+            finished(idx, digest, rows, secs + wsecs, warm, counted=True)
+
+    writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="balance-writer")
+    try:
+        with _DeferredInterrupt() as interrupt:
+            def tick(n: int) -> None:
+                if progress is not None:
+                    progress(n)
+                interrupt.check()
+
+            for k, (idx, start, count) in enumerate(todo):
+                interrupt.check()
+                t = time.perf_counter()
+                recs = sliced_chunk(prep, start, count, tick, pace, reuse=k % 2)
+                secs = time.perf_counter() - t
+                settle()  # chunk k - 1: written while chunk k was simulated; its buffer is free again
+                pending = (idx, writer.submit(write, chunk_path(run_dir, idx), recs), len(recs), secs)
+            settle()
+    finally:
+        try:
+            settle()  # an error or Ctrl-C above: the chunk in the writer's hands still becomes part of the run
+        finally:
+            writer.shutdown(wait=True)
 
 
 def _run_pool(run_dir: Path, spec: RunSpec, prep: Prepared, todo, workers: int, finished, progress=None) -> None:
@@ -1221,7 +1310,7 @@ def _run_pool(run_dir: Path, spec: RunSpec, prep: Prepared, todo, workers: int, 
                     raise RunError("a worker process died (killed, or out of memory); every finished chunk is "
                                    "kept: complete the run with --resume") from None
                 take_staged_chunk(run_dir, result[0])  # into records/ only now: this process lists it
-                finished(*result, counted=counter is not None)
+                finished(*result, counted=counter is not None, synced=False)
             show()
     except BaseException:
         ex.shutdown(wait=False, cancel_futures=True)

@@ -1506,7 +1506,7 @@ _compiled = {}
 def simulate_chunk_nb():
     """The compiled chunk kernel (compiled or loaded from the cache on first use)."""
     if "chunk" not in _compiled:
-        _compiled["chunk"] = njit(CHUNK_SIG, cache=True)(_simulate_chunk)
+        _compiled["chunk"] = njit(CHUNK_SIG, cache=True, nogil=True)(_simulate_chunk)
     return _compiled["chunk"]
 
 

@@ -755,7 +755,7 @@ def maria_chunk_nb():
     """The compiled Maria chunk kernel (compiled, or loaded from the cache, on first use)."""
     if "maria" not in _compiled:
         sig = void(types.int64[::1], i8, i8, types.uint64[::1], ST, F8A, ST, F8A, i8, i8, MARIA_RECORDS_T)
-        _compiled["maria"] = njit(sig, cache=True)(_maria_chunk)
+        _compiled["maria"] = njit(sig, cache=True, nogil=True)(_maria_chunk)
     return _compiled["maria"]
 
 
@@ -763,7 +763,7 @@ def campaign_chunk_nb():
     """The compiled campaign chunk kernel."""
     if "campaign" not in _compiled:
         sig = void(types.int64[::1], i8, i8, types.uint64[::1], ST, F8A, ST, F8A, i8, i8, CAMPAIGN_RECORDS_T)
-        _compiled["campaign"] = njit(sig, cache=True)(_campaign_chunk)
+        _compiled["campaign"] = njit(sig, cache=True, nogil=True)(_campaign_chunk)
     return _compiled["campaign"]
 
 

@@ -80,5 +80,5 @@ _compiled = {}
 def simulate_chunk_nb(mode: int = CHUNK_FAST):
     """The compiled chunk kernel for ``mode`` (``chunk_mode``; compiled or loaded from the cache on first use)."""
     if mode not in _compiled:
-        _compiled[mode] = njit(CHUNK_SIG, cache=True)(_chunk_kernel(mode))
+        _compiled[mode] = njit(CHUNK_SIG, cache=True, nogil=True)(_chunk_kernel(mode))
     return _compiled[mode]

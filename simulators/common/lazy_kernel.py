@@ -9,12 +9,14 @@ import functools
 from numba import njit
 
 
-def lazy_kernel(sig, fn):
-    """A function of no arguments returning ``fn`` compiled for ``sig`` (cached on disk), made once."""
+def lazy_kernel(sig, fn, nogil: bool = False):
+    """A function of no arguments returning ``fn`` compiled for ``sig`` (cached on disk), made once. ``nogil``: the
+    compiled function releases the GIL while it runs (a chunk kernel: the run's writer thread encodes the last
+    chunk meanwhile)."""
 
     @functools.cache
     def kernel():
-        return njit(sig, cache=True)(fn)
+        return njit(sig, cache=True, nogil=nogil)(fn)
 
     kernel.__doc__ = f"``{fn.__name__}`` compiled for its signature (or loaded from the cache) on first use."
     return kernel

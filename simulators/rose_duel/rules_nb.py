@@ -1724,7 +1724,8 @@ def _simulate_chunk(machine, start, count, key, n_players, fixed, strats, params
         pack_record_nb(out, i, row)
 
 
-simulate_chunk_nb = lazy_kernel(CHUNK_SIG, _simulate_chunk)  # the compiled chunk kernel: simulate_chunk_nb()(...)
+# nogil: a run's writer thread encodes the last chunk while this one is simulated (balance.runs)
+simulate_chunk_nb = lazy_kernel(CHUNK_SIG, _simulate_chunk, nogil=True)  # the compiled chunk kernel: simulate_chunk_nb()(...)
 
 
 # ----------------------------------------------------------------------------- entry points (scenarios, duel tool)

@@ -1,0 +1,93 @@
+"""Chunk files: the column pass, the parquet encoding and the writer thread of a one-worker run.
+
+The run store's contract is the records' values; how a chunk is encoded may change (issue 27 made it cheaper),
+so these tests pin the values, the encoding's promises (delta-encoded, no dictionary, read back bit for bit by
+pyarrow, polars and pandas) and that a run's start does not import pandas."""
+import io
+import subprocess
+import sys
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+
+from balance import runs
+from balance.runs import Prepared, RunSpec, encode_chunk
+from simulators.common.columns_nb import to_columns
+
+GAMES = [("colosseum", {}), ("blade_rondo", {}), ("rose_duel", {"players": 4})]
+
+
+@pytest.fixture(scope="module", params=GAMES, ids=[g for g, _ in GAMES])
+def records(request):
+    game, options = request.param
+    prep = Prepared(RunSpec(game=game, games=1, strategies=["random", "random"], options=options).normalised())
+    recs = prep.chunk(0, 2500)
+    return recs, prep.records_meta(recs.dtype)
+
+
+def test_columns_are_the_fields_bit_for_bit(records):
+    recs, _ = records
+    cols = to_columns(recs)
+    assert list(cols) == list(recs.dtype.names)
+    for name, col in cols.items():
+        assert col.dtype == recs.dtype[name] and col.flags.c_contiguous
+        assert np.array_equal(col.view(np.uint8), np.ascontiguousarray(recs[name]).view(np.uint8)), name
+
+
+def test_columns_of_odd_fields_slices_and_no_rows():
+    dt = np.dtype([("a", "<i8"), ("b", "i1"), ("c", "<u2"), ("d", "<i4"), ("e", "S3"), ("f", "<u8")])
+    rng = np.random.default_rng(3)
+    recs = np.zeros(5000, dt)
+    for name in dt.names:
+        recs[name] = rng.integers(0, 250, 5000).astype(dt[name]) if dt[name].kind != "S" else b"xyz"
+    recs["a"][7] = -(2 ** 62)
+    view = recs[1::3]  # a strided view: copied first, same values
+    for part in (recs, view, recs[:0], recs[:1]):
+        cols = to_columns(part)
+        for name in dt.names:
+            assert np.array_equal(cols[name], part[name]), name
+
+
+def test_parquet_chunk_reads_back_everywhere(records):
+    import pandas as pd
+    import polars as pl
+
+    recs, meta = records
+    data = encode_chunk(recs, meta)
+    table = pq.read_table(io.BytesIO(data))
+    md = pq.ParquetFile(io.BytesIO(data)).metadata
+    assert md.metadata[b"balance"] == meta
+    col = md.row_group(0).column(0)
+    assert "DELTA_BINARY_PACKED" in col.encodings and not col.has_dictionary_page
+    frame = pl.read_parquet(io.BytesIO(data))
+    pandas = pd.read_parquet(io.BytesIO(data))
+    for name in recs.dtype.names:
+        assert table.schema.field(name).type.to_pandas_dtype() == recs.dtype[name], name
+        assert np.array_equal(table[name].to_numpy(), recs[name]), name
+        assert np.array_equal(frame[name].to_numpy(), recs[name]), name
+        assert np.array_equal(pandas[name].to_numpy(), recs[name]), name
+
+
+def test_one_worker_run_writes_what_the_chunks_are(tmp_path):
+    """The writer thread: chunks alternate between two buffers while the next is simulated; every file holds its
+    own games (a buffer reused too early would leave a later chunk's games in an earlier file)."""
+    spec = RunSpec(game="colosseum", games=7000, seed=11, strategies=["random", "greedy"], chunk_size=1000)
+    man = runs.run(tmp_path / "run", spec, workers=1)
+    prep = Prepared(spec.normalised(), man["rotation"])
+    assert len(man["chunks"]) == 7
+    for k in range(7):
+        got = pq.read_table(runs.chunk_path(tmp_path / "run", k))
+        want = prep.chunk(k * 1000, 1000)
+        for name in want.dtype.names:
+            assert np.array_equal(got[name].to_numpy(), want[name]), (k, name)
+        assert runs.sha256_file(runs.chunk_path(tmp_path / "run", k)) == man["chunks"][str(k)]["sha256"]
+
+
+def test_a_run_does_not_import_pandas(tmp_path):
+    """pyarrow's ``pa.array`` on numpy imports pandas (~0.2 s of every run's start); the chunk writer avoids it."""
+    code = ("import sys; from balance import runs; "
+            f"runs.run({str(tmp_path / 'run')!r}, runs.RunSpec(game='colosseum', games=2000, seed=1), workers=1); "
+            "print('pandas' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "False"
