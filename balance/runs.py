@@ -367,7 +367,7 @@ def sha256_file(path: Path) -> str:
 # compression. Against the zstd + dictionary default of pyarrow it encodes in 45-60% of the CPU time for files
 # 1.0-2.9x the size (Colosseum 30 bytes a game, Blade Rondo 53, the rose duel with 4 players 84); every
 # parquet reader (pyarrow, polars, pandas, DuckDB) reads it.
-PARQUET_OPTIONS = {"compression": "none", "use_dictionary": False, "write_statistics": True}
+PARQUET_OPTIONS = {"compression": "none", "use_dictionary": False, "write_statistics": ["game"]}
 PARQUET_ENCODING = "DELTA_BINARY_PACKED"
 
 
@@ -1216,6 +1216,9 @@ def _run_locked(run_dir: Path, spec, resume, workers, progress, log, executor, s
     return man
 
 
+WRITER_SWITCH_INTERVAL = 0.0005  # seconds: the GIL's switch interval while a run's writer thread works
+
+
 def _run_here(run_dir: Path, prep: Prepared, todo, finished, progress, warm: float) -> None:
     """Chunks in this process, each encoded and written by a writer thread while the next one is simulated.
 
@@ -1231,7 +1234,7 @@ def _run_here(run_dir: Path, prep: Prepared, todo, finished, progress, warm: flo
 
     def write(path: Path, recs: np.ndarray) -> tuple[str, float]:
         t = time.perf_counter()
-        return write_chunk(path, recs, prep.records_meta(recs.dtype)), time.perf_counter() - t
+        return write_chunk(path, recs, prep.records_meta(recs.dtype), ), time.perf_counter() - t
 
     def settle() -> None:
         nonlocal pending
@@ -1242,6 +1245,10 @@ def _run_here(run_dir: Path, prep: Prepared, todo, finished, progress, warm: flo
             finished(idx, digest, rows, secs + wsecs, warm, counted=True)
 
     writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="balance-writer")
+    # the simulation thread takes the GIL back after each kernel call; at Python's default 5 ms switch interval
+    # it can wait that long for the writer's Python steps (~3% of a Colosseum random run), at 0.5 ms it does not
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(min(switch, WRITER_SWITCH_INTERVAL))
     try:
         with _DeferredInterrupt() as interrupt:
             def tick(n: int) -> None:
@@ -1262,6 +1269,7 @@ def _run_here(run_dir: Path, prep: Prepared, todo, finished, progress, warm: flo
             settle()  # an error or Ctrl-C above: the chunk in the writer's hands still becomes part of the run
         finally:
             writer.shutdown(wait=True)
+            sys.setswitchinterval(switch)
 
 
 def _run_pool(run_dir: Path, spec: RunSpec, prep: Prepared, todo, workers: int, finished, progress=None) -> None:
