@@ -18,6 +18,6 @@ register_strategy("colosseum", "nash", nash_nb,
                   params=(200.0, 20.0, 50.0), param_names=NASH_KNOBS)
 register_strategy("colosseum", "ismcts", ismcts_nb,
                   "search: each round's payoff matrix estimated by playouts (the opponent's hidden Overdrive "
-                  "sampled), played at its equilibrium or, with chance 'read', as the best reply to the opponent's "
-                  "history",
-                  params=(16.0, 8.0, 200.0, 0.0, 0.5), param_names=ISMCTS_KNOBS)
+                  "sampled), played as the best reply to an opponent model (the heuristics' choices in its seat, "
+                  "its equilibrium of the playout values) or, with chance 1 - 'read', at its equilibrium",
+                  params=(16.0, 8.0, 200.0, 0.0, 1.0, 0.3, 0.3, 0.2), param_names=ISMCTS_KNOBS)
