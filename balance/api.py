@@ -89,7 +89,7 @@ def simulate(game: str, games: int, seed: int = 1, out: str | Path | None = None
              options: dict | None = None, overwrite: bool = False) -> Run:
     """Run a batch simulation into ``out`` (a run folder) and return it as a :class:`Run`.
 
-    As ``balance simulate``: ``workers`` defaults to every core, ``chunk_size`` to about four chunks per worker
+    As ``balance simulate``: ``workers`` defaults to every core, ``chunk_size`` to about 16 chunks per worker
     (1,000 to 100,000 games; the records never depend on either). One strategy plays every seat; with different
     ``strategies`` every deal is also played with them rotated over the seats, so each strategy sits in each seat
     equally (``manifest["rotation"]`` games per deal).

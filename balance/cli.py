@@ -193,7 +193,7 @@ def games(plugin, json_out):
 @click.option("--workers", default=None, type=int,
               help="processes (default: all cores); with --executor dask and no --scheduler: LocalCluster workers")
 @click.option("--chunk-size", default=None, type=int,
-              help="games per chunk file (default: about four chunks per worker, 1,000 to 100,000 games)")
+              help="games per chunk file (default: about 16 chunks per worker, 1,000 to 100,000 games)")
 @click.option("--executor", default=None, type=click.Choice(["local", "dask"]),
               help="local processes (default) or a dask.distributed cluster (pip install '.[dask]')")
 @click.option("--scheduler", default=None, metavar="tcp://HOST:PORT",

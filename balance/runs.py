@@ -67,6 +67,7 @@ LOCK = ".lock"
 FORMAT = 1
 DEFAULT_CHUNK = 100_000  # games per chunk file, at most (runs of fewer games get smaller chunks: auto_chunk_size)
 MIN_AUTO_CHUNK = 1_000
+CHUNKS_PER_WORKER = 16  # auto_chunk_size
 # The run store's limits (README, "The command line"): a manifest lists every finished chunk, so a run has at
 # most MAX_CHUNKS of them (a ~130 MB manifest); the largest run is MAX_GAMES games (then chunks of 10^6 games);
 # a chunk is held in a worker's memory, so it is at most MAX_CHUNK_SIZE games (~2.5 GB of rose-duel records).
@@ -162,11 +163,12 @@ def check_game_options(game: registry.GameSpec, options: dict) -> None:
 
 
 def auto_chunk_size(games: int, workers: int) -> int:
-    """The default chunk size: about four chunks per worker (a run of 100,000 games still uses every core), at
-    least 1,000 games and at most 100,000 (a progress step, a file), and large enough that a run has at most
-    MAX_CHUNKS chunks. Records never depend on it."""
+    """The default chunk size: about CHUNKS_PER_WORKER chunks per worker (a run of 100,000 games still uses every
+    core, and the last chunks, which no other worker can share, are a sixteenth of a worker's games: 4 a worker
+    left one idle for up to a quarter of the run), at least 1,000 games and at most 100,000 (a progress step, a
+    file), and large enough that a run has at most MAX_CHUNKS chunks. Records never depend on it."""
     games, workers = max(1, int(games)), max(1, int(workers))
-    size = max(MIN_AUTO_CHUNK, min(DEFAULT_CHUNK, games // (4 * workers)))
+    size = max(MIN_AUTO_CHUNK, min(DEFAULT_CHUNK, games // (CHUNKS_PER_WORKER * workers)))
     return max(size, -(-games // MAX_CHUNKS))
 
 
@@ -1158,9 +1160,10 @@ def _run_locked(run_dir: Path, spec, resume, workers, progress, log, executor, s
         dask = _dask_client(workers, scheduler) if executor == "dask" and todo else None
         warm = 0.0
         if todo and executor == "local":
-            # compile (or load) the kernels here, before the progress bar starts; forked workers inherit them
+            # compile (or load) the kernels here, before the progress bar starts; forked workers inherit them (and
+            # pyarrow's writer; a run in this process loads that in its writer thread, beside the first chunk)
             with notice_if_slow(log, _notice_line(run_dir, spec, said)):
-                warm = prep.warm(encoder=True)
+                warm = prep.warm(encoder=workers > 1 and len(todo) > 1)
             man["timing"]["compile_load_seconds"] = round(max(man["timing"].get("compile_load_seconds", 0.0), warm), 3)
         if progress:
             progress(sum(man["chunks"][str(i)]["games"] for i in done))

@@ -774,14 +774,15 @@ def test_out_must_be_new_empty_or_overwritten(capsys, tmp_path):
 def test_small_runs_use_every_core(capsys, tmp_path):
     from balance.runs import auto_chunk_size, default_workers
 
-    assert auto_chunk_size(100_000, 2) == 12_500 and auto_chunk_size(1_000_000, 2) == 100_000
+    assert auto_chunk_size(100_000, 2) == 3_125 and auto_chunk_size(1_000_000, 2) == 31_250
+    assert auto_chunk_size(10_000_000, 2) == 100_000
     assert auto_chunk_size(500, 2) == 1_000 and auto_chunk_size(10**12, 2) == 10**6
     d = tmp_path / "run"
     code, _, err = cli(capsys, "simulate", "colosseum", "--games", 8000, "--seed", 2, "--out", d)
     assert code == 0, err
     man = read_manifest(d)
     w = default_workers()
-    assert man["chunk_size"] == auto_chunk_size(8000, w) and man["n_chunks"] >= min(4 * w, 8)
+    assert man["chunk_size"] == auto_chunk_size(8000, w) and man["n_chunks"] >= min(16 * w, 8)
     assert man["timing"]["workers"] == (w if man["n_chunks"] > 1 else 1)
     assert run_frame(d).equals(reference_frame(8000, 2))
 
