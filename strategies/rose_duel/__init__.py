@@ -25,5 +25,5 @@ ISMCTS_KNOBS = ("playouts", "exploration", "policy", "determinisations")  # ismc
 ISMCTS_DEFAULTS = (150.0, 1.0, 1.0, 32.0)
 register_strategy(GAME, "ismcts", "strategies.rose_duel.ismcts_nb:ismcts_nb",
                   "search: the challenge, the Revolution, the action card and its target by playouts over sampled "
-                  "hidden cards (UCB1 over the choices), the heuristics elsewhere",
+                  "hidden cards (UCB1 over the choices), the heuristics with its own tuned knobs elsewhere",
                   params=ISMCTS_DEFAULTS, param_names=ISMCTS_KNOBS)

@@ -17,8 +17,15 @@ remaining turn is known from the machine alone, and those are the ones searched:
   answer, always draw, is taken).
 
 Every other decision (reactions, cancels, the status update, spectating, everything inside a duel, a goal card, a
-wound's focus box) happens where the kernels hold state on the stack: there the seat plays the built-in
-``heuristic`` with its registered defaults (``strategies.rose_duel.heuristic_nb``).
+wound's focus box) happens where the kernels hold state on the stack: there the seat plays the built-in heuristics
+(``strategies.rose_duel.heuristic_nb``) with its own knobs, ``OWN_PARAMS``, and so does its seat in the playouts.
+Those knobs matter more than the search in four players (the duels decide the game and are not searched): tuned by
+coordinate search over the heuristic's knobs (4-player games, 20,000 a pair on other deals than the ladder's,
+maximising the smaller share against ``heuristic`` and ``aggressive``), the heuristics alone take ~75% of the points
+against ``aggressive`` and ~70% against ``heuristic``; the changes that count are the focus split (half on thrust,
+none on parry, the rest on the initiative), never claiming a spectator box, and the Revolution accepted only against
+an Akio at most 3 stronger. With the registered defaults instead (the first version) ismcts took 47% against
+``aggressive``.
 
 A playout's score for the deciding seat: 1 for its win, 1 / players for a game nobody wins (timeout, no players
 left), 0 otherwise; so each seat maximises its own result whatever the number of players (2-6).
@@ -34,20 +41,21 @@ on the same deals and dice).
 
 Playouts run on the game's own machine and put back every word they touch before the choice: the state
 (STATE0..STATE_END), the stream, the call block (during a playout every seat is decided inline as the built-in
-``random``, knob ``policy`` 0, or ``heuristic`` with its defaults, ``policy`` 1: never this strategy again), the
+``random``, knob ``policy`` 0, or by the heuristics: the deciding seat with its own knobs, the others with
+``heuristic``'s, ``policy`` 1, or ``aggressive``'s, ``policy`` 2; never this strategy again), the
 heuristics' focus memo, the trace's capacity (no trace rows) and the scripted-dice switch. Their random numbers come
 from a stream derived from the game's (splitmix64 of its words, never advancing it); the choice is then the best
 mean, ties drawn with one draw from the game's stream. So a game's records depend on its seed alone (any chunking,
 any number of workers).
 
-Knobs: playouts (per searched decision, shared by its choices), exploration (UCB1's constant), policy (0 random
-playouts, 1 heuristic), determinisations. The defaults (150, 1.0, 1, 32) were chosen on the ladder (400 deals a
-pair, seats swapped, one core): two players, ismcts takes 67% [63, 72] of the points against the heuristic at
-~7 ms a game (48 playouts and 8 determinisations: 59%; more playouts help in the duel of two, exploration 0.3-3
-and the playouts' policy less so: random playouts lose to heuristic ones); four players, 54% [50.5, 58] at ~90 ms
-a game (its share against two heuristic seats; 48 to 200 playouts all gave 52-57%: the searched decisions are
-fewer of what decides a four-player game). ``balance bench rose_duel --playouts``: ~1.2x the random games per
-CPU-second (a playout starts mid-game).
+Knobs: playouts (per searched decision, shared by its choices), exploration (UCB1's constant), policy (the other
+seats of a playout: 0 random, every seat then random; 1 heuristic; 2 aggressive), determinisations. The defaults
+(150, 1.0, 1, 32) were chosen on the ladder's pairs (400 games a pair, seats swapped, one core). Four players,
+its share against ``aggressive`` / ``heuristic``: 73% [69, 77] / 76% [72, 80] at ~80 ms a game (the heuristics
+alone with its knobs, the same deals: 75% / 69%; policy 2 models ``aggressive`` better and ``heuristic`` worse,
+77% / 71%; exploration 0.5 or 0.25 and 300 playouts within the noise). Two players, 79% / 70% at 4-8 ms a game
+(48 playouts and 8 determinisations: less; random playouts lose to heuristic ones). ``balance bench rose_duel
+--playouts``: ~1.2x the random games per CPU-second (a playout starts mid-game).
 """
 import numpy as np
 from numba import njit
@@ -68,10 +76,14 @@ from strategies.rose_duel.heuristics_nb import N_PARAMS, heuristic_nb
 
 # the knobs' registered names and defaults (strategies/rose_duel/__init__.py, which registers this module by path)
 ISMCTS_PLAYOUTS, ISMCTS_EXPLORATION, ISMCTS_POLICY, ISMCTS_DETERMINISATIONS = range(4)
-# the built-in heuristic's registered defaults (strategies/rose_duel/__init__.py _DEFAULTS): the decisions not
-# searched, and every seat of a playout with policy 1
+# the built-ins' registered params (strategies/rose_duel/__init__.py): the other seats of a playout, policy 1
+# (heuristic) or 2 (aggressive)
 HEURISTIC_DEFAULTS = (0.0, 0.6, 0.5, 0.4, 0.5, 0.1, 0.7, 1.0, 0.8, 0.5, 3.0, 0.8)
-assert len(HEURISTIC_DEFAULTS) == N_PARAMS
+AGGRESSIVE_DEFAULTS = (-4.0, 0.3, 0.8, 0.2, 1.0, 0.0, 1.0, 1.0, 1.0, 0.8, 10.0, 0.8)
+# the seat's own heuristics (its decisions not searched, its seat in the playouts): the heuristic's knobs tuned by
+# coordinate search on 4-player games against heuristic and aggressive (module docstring)
+OWN_PARAMS = (-4.0, 0.6, 0.5, 0.0, 1.0, 0.0, 1.0, 1.0, 1.0, 0.0, 3.0, 0.8)
+assert len(HEURISTIC_DEFAULTS) == len(AGGRESSIVE_DEFAULTS) == len(OWN_PARAMS) == N_PARAMS
 SAVED = CALL_END  # words 0 .. CALL_END (config, state, call block) are saved and put back around the playouts
 _SALT = np.uint64(0x05E_D0E1_15C7)  # the playouts' streams: the game's stream's words mixed with this
 _STEP = np.uint64(0x9E3779B97F4A7C15)
@@ -89,6 +101,15 @@ def heuristic_params_nb():
     hp = np.empty(N_PARAMS, np.float64)
     for i in range(N_PARAMS):
         hp[i] = HEURISTIC_DEFAULTS[i]
+    return hp
+
+
+@njit(cache=True)
+def policy_params_nb(policy):
+    """A params row (a fresh array): ``policy`` 1 the heuristic's, 2 the aggressive one's, -1 the seat's own."""
+    hp = np.empty(N_PARAMS, np.float64)
+    for i in range(N_PARAMS):
+        hp[i] = OWN_PARAMS[i] if policy < 0 else (AGGRESSIVE_DEFAULTS[i] if policy >= 1.5 else HEURISTIC_DEFAULTS[i])
     return hp
 
 
@@ -260,14 +281,15 @@ def choice_values_nb(m, seat, phase, mask, playouts, exploration, policy, dets, 
     for i in range(FOCUS_MEMO_N):
         memo[i] = m[FOCUS_MEMO_AT + i]
         m[FOCUS_MEMO_AT + i] = -1  # the playouts' heuristics ask their own splits
-    hp = heuristic_params_nb()
+    hp = policy_params_nb(policy)
+    sp = policy_params_nb(-1.0)
     heur = policy >= 0.5
     m[C_UNIFORM] = 0 if heur else _ALL_SEATS
     m[C_HEUR] = _ALL_SEATS if heur else 0
     m[C_AKIO_MODE] = 0
     m[CALL_AT + seats_nb.B_PAR_W] = N_PARAMS
     for s in range(MAX_SEATS):
-        m[CALL_AT + seats_nb.B_SEAT0 + 2 * s + seats_nb.B_PAR] = hp.ctypes.data
+        m[CALL_AT + seats_nb.B_SEAT0 + 2 * s + seats_nb.B_PAR] = sp.ctypes.data if s == seat else hp.ctypes.data
     m[M_TRACE_CAP] = 0
     m[SCR_ON] = 0
     z = np.empty(4, np.int64)
@@ -314,6 +336,7 @@ def choice_values_nb(m, seat, phase, mask, playouts, exploration, policy, dets, 
         m[w] = keep[w]
     for i in range(FOCUS_MEMO_N):
         m[FOCUS_MEMO_AT + i] = memo[i]
+    hp[0] += sp[0]  # (the rows stay alive to here: the playouts read them by address)
     return total
 
 
@@ -333,7 +356,7 @@ def ismcts_nb(phase, m, seat, mask, params):
     params: [playouts, exploration, policy, determinisations]"""
     p = as_machine_nb(m)
     if not searched_nb(p, phase, seat, mask):
-        return heuristic_nb(phase, m, seat, mask, heuristic_params_nb())
+        return heuristic_nb(phase, m, seat, mask, policy_params_nb(-1.0))
     N = np.zeros(16)
     W = np.zeros(16)
     choice_values_nb(p, seat, phase, mask, max(int(params[ISMCTS_PLAYOUTS]), 1), params[ISMCTS_EXPLORATION],
