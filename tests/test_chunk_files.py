@@ -91,3 +91,27 @@ def test_a_run_does_not_import_pandas(tmp_path):
             "print('pandas' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip().splitlines()[-1] == "False"
+
+
+def test_pool_chunks_are_fsynced_before_a_manifest_lists_them(tmp_path, monkeypatch):
+    """Pool workers write without fsync (a worker waiting on the disk idles its core); the run's process fsyncs
+    each chunk file before any manifest naming it is written: the crash-safety promise of the run store."""
+    synced, events = set(), []
+    real_sync, real_manifest = runs.fsync_files, runs.write_manifest
+
+    def fsync_files(paths):
+        paths = list(paths)
+        real_sync(paths)
+        synced.update(p.name for p in paths)
+
+    def write_manifest(run_dir, man):
+        events.append({runs.chunk_path(run_dir, int(k)).name for k in man["chunks"]} - synced)
+        real_manifest(run_dir, man)
+
+    monkeypatch.setattr(runs, "fsync_files", fsync_files)
+    monkeypatch.setattr(runs, "write_manifest", write_manifest)
+    spec = RunSpec(game="colosseum", games=6000, seed=5, chunk_size=500)
+    man = runs.run(tmp_path / "run", spec, workers=2)
+    assert man["timing"]["workers"] == 2 and len(man["chunks"]) == 12
+    assert events and all(not unsynced for unsynced in events), events
+    assert len(synced) == 12
