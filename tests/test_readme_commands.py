@@ -46,7 +46,8 @@ SKIPPED = {
 SKIPPED_WORDS = {"SCHEDULER_HOST": "needs a Dask scheduler at a host of one's own (tests/test_runs.py runs a "
                                    "LocalCluster)"}
 # the most games (deals, duels) a command runs here, by option
-GAMES_AT_MOST = {"--games": 2000, "--duels": 500, "--screen-games": 500, "--verify-games": 2000}
+GAMES_AT_MOST = {"--games": 2000, "--duels": 500, "--screen-games": 500, "--verify-games": 2000,
+                 "--seconds": 1}  # bench --end-to-end: seconds of kernel work per whole run
 # commands that take a number of games and run many by default: the option added when a line gives none
 DEFAULT_ADDED = {"simulate": ["--games", "2000"], "sweep": ["--games", "1000"],
                  "skill": ["--causal-deals", "300", "--ladder-games", "100"],

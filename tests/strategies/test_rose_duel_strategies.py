@@ -1,6 +1,7 @@
 """Rose-duel built-in strategies: the heuristic focus split's short path gives the full scan's answer; the knobs
 are named in the order they are registered; the built-ins decided inline play as when called."""
 import numpy as np
+import pytest
 from numba import njit
 
 from simulators.rose_duel import enums as E
@@ -39,6 +40,8 @@ def test_focus_split_short_path_matches_full_scan():
     assert n > 10_000
 
 
+@pytest.mark.slow  # ~50 s (a kernel compiled for the copies); tests/simulators/test_rose_duel_builtin_inline.py checks
+# the same property for every built-in, alone and mixed, against the kernel's own call path, in the default suite
 def test_builtin_heuristics_decided_inline_match_calls_through_address():
     """The kernels decide the built-in heuristic and akio seats inline (builtin_inline_nb.mark_builtins_nb marks them); copies of
     the same decision, called through their addresses, play the same games, alone and mixed, with each seat's
