@@ -364,7 +364,7 @@ def sha256_file(path: Path) -> str:
     return h.hexdigest()
 
 
-# How a chunk's columns are stored (measured in docs/performance.md, "Chunk files"): every column delta-encoded
+# How a chunk's columns are stored (measured in docs/performance.md, "What a run costs beside its games"): every column delta-encoded
 # (DELTA_BINARY_PACKED: the game index costs nothing, small counts a few bits), no dictionary, no block
 # compression. Against the zstd + dictionary default of pyarrow it encodes in 45-60% of the CPU time for files
 # 1.0-2.9x the size (Colosseum 30 bytes a game, Blade Rondo 53, the rose duel with 4 players 84); every
@@ -382,9 +382,10 @@ def records_table(records: np.ndarray):
     from simulators.common.columns_nb import to_columns
 
     cols = to_columns(records)
-    arrays = [pa.Array.from_buffers(pa.from_numpy_dtype(c.dtype.newbyteorder("=")), len(c),
-                                    [None, pa.py_buffer(c if c.dtype.isnative else c.astype(c.dtype.newbyteorder("=")))])
-              for c in cols.values()]
+    arrays = []
+    for c in cols.values():
+        c = c if c.dtype.isnative else c.astype(c.dtype.newbyteorder("="))  # arrow buffers are native-endian
+        arrays.append(pa.Array.from_buffers(pa.from_numpy_dtype(c.dtype), len(c), [None, pa.py_buffer(c)]))
     return pa.Table.from_arrays(arrays, names=list(cols))
 
 
@@ -1237,7 +1238,7 @@ def _run_here(run_dir: Path, prep: Prepared, todo, finished, progress, warm: flo
 
     def write(path: Path, recs: np.ndarray) -> tuple[str, float]:
         t = time.perf_counter()
-        return write_chunk(path, recs, prep.records_meta(recs.dtype), ), time.perf_counter() - t
+        return write_chunk(path, recs, prep.records_meta(recs.dtype)), time.perf_counter() - t
 
     def settle() -> None:
         nonlocal pending
