@@ -68,8 +68,9 @@ def on_machine(sig, view_sig):
 
 
 def on_first_use(sig):
-    """``@njit(sig, cache=True)`` compiled on the first call instead of at import (``_on_demand``): for typed
-    helpers that the two-player kernels do not call."""
+    """``@njit(sig, cache=True)`` compiled on the first call instead of at import (``_on_demand``): every typed
+    helper of the game. A run whose chunk kernel comes from the cache then never loads them (they are linked into
+    it): 0.2 s less of every start (docs/performance.md)."""
     return lambda fn: _on_demand(fn, lambda arg_types: (sig,))
 
 
@@ -125,7 +126,7 @@ def flow_step_nb(m, row, held):
     return 1 if held else 1 + m[row + P_THEN]
 
 
-@njit(i8(i8), cache=True)
+@on_first_use(i8(i8))
 def lowest_bit_nb(mask):
     """Index of the lowest set bit of a non-zero ``mask`` (a popcount of the bits below it: no loop)."""
     return popcount_nb((mask & -mask) - 1)
@@ -146,7 +147,7 @@ def remaining_nb(m, p):
 
 
 # ----------------------------------------------------------------------------- trace
-@njit(void(MP, i8, i8, i8, i8, i8), cache=True)
+@on_first_use(void(MP, i8, i8, i8, i8, i8))
 def emit_nb(m, seat, code, a, b, c):
     """Append one event row (turn, seat, code, a, b, c) to the trace (no-op when tracing is off): every game's
     ``trace_nb.append_event_nb`` on this machine's trace words."""
@@ -181,7 +182,7 @@ def solo_hook_nb(typingctx, m, what, fr, opp):
     return sig, codegen
 
 
-@njit(void(I8A, ST, F8A, ST, F8A), cache=True)
+@on_first_use(void(I8A, ST, F8A, ST, F8A))
 def bind_strategies_nb(machine, s0, p0, s1, p1):
     """Install the two seats' strategies into the machine's call block (``seats_nb.install_nb``), where ``decide_nb``
     calls them: their params are copied into the machine's params rows (PARAMS_AT, the width of the longer, the
@@ -201,7 +202,7 @@ def bind_strategies_nb(machine, s0, p0, s1, p1):
         machine[INLINE_AT + s] = 1 if rnd != 0 and strategy_address_nb(machine, CALL_AT, s) == rnd else 0
 
 
-@njit(i8(MP, i8), cache=True)
+@on_first_use(i8(MP, i8))
 def draw_nb(m, mask):
     """The built-in random strategy's choice (``strategies.blade_rondo.builtin.random_nb``): a uniform set bit of
     ``mask`` from the game's stream. A typed call: numba copies an inline='always' function's IR into each caller."""
@@ -227,7 +228,7 @@ def unasked_choice_nb(m, seat, mask):
     return ASK
 
 
-@njit(i8(MP, i8, i8, i8), cache=True)
+@on_first_use(i8(MP, i8, i8, i8))
 def decide_nb(m, phase, seat, mask):
     """Ask ``seat``'s strategy (``bind_strategies_nb``) for one of the set bits of ``mask``. A single
     legal choice is taken without asking. A choice outside the mask ends the game as ``illegal``
@@ -290,7 +291,7 @@ def eff_defence_nb(m, p):
     return d if d > 0 else 0
 
 
-@njit(i8(MP, i8, i8), cache=True)
+@on_first_use(i8(MP, i8, i8))
 def sub_attack_nb(m, p, g):
     """Attack of subordinate ``g`` of seat ``p`` (D1): printed Day/Night value, or the player's
     Attack ("X"), plus the auras for subordinates."""
@@ -304,7 +305,7 @@ def sub_attack_nb(m, p, g):
     return a if a > 0 else 0
 
 
-@njit(i8(MP, i8), cache=True)
+@on_first_use(i8(MP, i8))
 def best_sub_defence_nb(m, p):
     """Highest DEF among seat ``p``'s subordinates whose effects are not negated (-1: none)."""
     if m[RULES_AT + R_RETAINER_DEF] == 0 or (m[S_SUBS_NEG] >> p) & 1:
@@ -320,7 +321,7 @@ def best_sub_defence_nb(m, p):
     return best
 
 
-@njit(void(MP, i8, i8, i8), cache=True)
+@on_first_use(void(MP, i8, i8, i8))
 def set_param_nb(m, p, param, value):
     """Set a die (Attack, Defence, Voltage) to ``value`` within 0..param_cap (P1)."""
     cap = m[RULES_AT + R_PARAM_CAP]
@@ -332,7 +333,7 @@ def set_param_nb(m, p, param, value):
         emit_nb(m, p, EV_PARAM, param, x, 0)
 
 
-@njit(void(MP, i8, i8), cache=True)
+@on_first_use(void(MP, i8, i8))
 def gain_life_nb(m, p, amount):
     """Gain life up to life_cap, unless a Brand stops it (P2)."""
     b = SEAT0 + p * SEAT_W
@@ -346,7 +347,7 @@ def gain_life_nb(m, p, amount):
         m[b + O_LIFE] = x
 
 
-@njit(void(MP, i8, i8), cache=True)
+@on_first_use(void(MP, i8, i8))
 def lose_life_nb(m, p, amount):
     """Lose life (Burst, Poison): not damage, so no Phosphorescence (NT 3.2)."""
     b = SEAT0 + p * SEAT_W
@@ -357,7 +358,7 @@ def lose_life_nb(m, p, amount):
     emit_nb(m, p, EV_LOSE, amount, m[b + O_LIFE], 0)
 
 
-@njit(b1(MP), cache=True)
+@on_first_use(b1(MP))
 def check_ko_nb(m):
     """A check point (T9): a player at life 0 loses; both at 0: a draw. True when the game is over."""
     if m[S_DONE]:
@@ -385,7 +386,7 @@ def check_ko_nb(m):
 
 
 # ----------------------------------------------------------------------------- zones
-@njit(void(MP, i8, i8, i8), cache=True)
+@on_first_use(void(MP, i8, i8, i8))
 def _set_effects_nb(m, g, seat, sign):
     """Add (sign 1) or remove (-1) the effects a Set Area card has on ``seat``: a status's count
     and aura, a subordinate's aura and Doll count, its gold coins."""
@@ -407,7 +408,7 @@ def _set_effects_nb(m, g, seat, sign):
             m[b + O_SAURA + k] += sign * sub_nb(m, s, SB_AURA + k)
 
 
-@njit(b1(MP), cache=True)
+@on_first_use(b1(MP))
 def seal_counts_nb(m):
     """R5: does a card under a Seal keep its attached effect? NT 6.2 (Ver1.00): "Even in that case, the attached
     effect is processed"; GG 6.2 (Ver1.01): "its effect is not resolved". ``rules.sealed_attachment_counts``: true
@@ -417,7 +418,7 @@ def seal_counts_nb(m):
     return r == SEAL_ALWAYS or (r == SEAL_BOOK and m[SETUP_AT + SU_BOOK] == BOOK_NT)
 
 
-@njit(void(MP, i8, i8), cache=True)
+@on_first_use(void(MP, i8, i8))
 def _leave_set_nb(m, g, z):
     """``leave_zone_nb`` for a card in a Set Area (``z`` Z_SET) or under a Seal (Z_UNDER)."""
     sl = SLOT0 + g * SLOT_W
@@ -442,7 +443,7 @@ def _leave_set_nb(m, g, z):
                 m[b + O_AURA + k] -= status_nb(m, st, ST_AURA + k)
 
 
-@njit(void(MP, i8), cache=True)
+@on_first_use(void(MP, i8))
 def leave_zone_nb(m, g):
     """Take slot ``g`` out of its zone (masks and Set Area effects); its zone becomes 0.
 
@@ -460,7 +461,7 @@ def leave_zone_nb(m, g):
     m[sl + L_HOST] = -1
 
 
-@njit(void(MP, i8, i8), cache=True)
+@on_first_use(void(MP, i8, i8))
 def to_zone_nb(m, g, zone):
     """Move slot ``g`` to a zone of its owner (hand/front, play area, face down, flipped, discard).
     A card leaving the Set Area stops being a subordinate or a status."""
@@ -486,7 +487,7 @@ def to_zone_nb(m, g, zone):
         m[ob + O_DISC] |= bit
 
 
-@njit(void(MP, i8, i8, i8, i8), cache=True)
+@on_first_use(void(MP, i8, i8, i8, i8))
 def to_set_nb(m, g, where, status, sub):
     """Place slot ``g`` in ``where``'s Set Area as a status (id, or -1), a subordinate (id, or
     -1) or a plain coin card (both -1). A status counts for ``where`` (U2)."""
@@ -506,7 +507,7 @@ def to_set_nb(m, g, where, status, sub):
     _set_effects_nb(m, g, where, 1)
 
 
-@njit(void(MP, i8, i8), cache=True)
+@on_first_use(void(MP, i8, i8))
 def to_under_nb(m, g, host):
     """Put slot ``g`` under the Seal ``host`` (R4/R5): it leaves its place; a status it was keeps
     counting only where the setup's rulebook says so (R5, ``seal_counts_nb``)."""
@@ -533,7 +534,7 @@ def to_under_nb(m, g, host):
         m[sl + L_STSEAT] = -1
 
 
-@njit(void(MP, i8), cache=True)
+@on_first_use(void(MP, i8))
 def recompute_sealed_nb(m, p):
     """Names sealed for seat ``p``: the cards under the Seals in its Set Area."""
     sealed = 0
@@ -547,7 +548,7 @@ def recompute_sealed_nb(m, p):
     m[SEAT0 + p * SEAT_W + O_SEALED] = sealed
 
 
-@njit(void(MP, i8), cache=True)
+@on_first_use(void(MP, i8))
 def discard_nb(m, g):
     """Put slot ``g`` into its owner's discard pile; a Seal leaving takes the cards under it along
     and frees their names (U7)."""
@@ -566,7 +567,7 @@ def discard_nb(m, g):
         recompute_sealed_nb(m, where)
 
 
-@njit(i8(MP, i8, i8), cache=True)
+@on_first_use(i8(MP, i8, i8))
 def subs_matching_nb(m, p, filt):
     """Global-slot mask of seat ``p``'s subordinates (filter 1: Dolls only). Negated effects do
     not change what a card is (GG 6.3)."""
@@ -584,7 +585,7 @@ def subs_matching_nb(m, p, filt):
 
 
 # ----------------------------------------------------------------------------- damage
-@njit(i8(MP, i8, i8, i8, i8, i8), cache=True)
+@on_first_use(i8(MP, i8, i8, i8, i8, i8))
 def apply_damage_nb(m, src, dst, amount, kind, fr):
     """Damage ``amount`` from seat ``src`` to seat ``dst`` (``kind``: DMG_PHYS / DMG_MAGIC for
     attacks, DMG_DIRECT for a damage step), GG 5.2 steps 9-13 (RULINGS D3, D4): the attacker's

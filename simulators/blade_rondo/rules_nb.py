@@ -78,7 +78,7 @@ SWORDS = (1 << HAND_SLOTS) - 1  # local bits of the sword slots
 
 
 # ----------------------------------------------------------------------------- conditions
-@njit(b1(MP, i8, i8, i8), cache=True)
+@on_first_use(b1(MP, i8, i8, i8))
 def cond_nb(m, seat, fr, row):
     """One condition row for ``seat`` in the action of frame ``fr`` (-1: none)."""
     op = m[row]
@@ -125,7 +125,7 @@ def cond_nb(m, seat, fr, row):
     return False
 
 
-@njit(b1(MP, i8, i8, i8), cache=True)
+@on_first_use(b1(MP, i8, i8, i8))
 def guard_nb(m, seat, fr, row):
     """A guard row: a condition, or an optional step ("you may ...; if you do") that asks."""
     op = m[row]
@@ -152,7 +152,7 @@ def guard_nb(m, seat, fr, row):
     return cond_nb(m, seat, fr, row)
 
 
-@njit(b1(MP, i8, i8), cache=True)
+@on_first_use(b1(MP, i8, i8))
 def sacrifice_feasible_nb(m, seat, cid):
     """Whether the card's Sacrifice can be done now: a mandatory discard of a subordinate needs
     one, unless a condition skips it (Grim Scabiosa with a Doll in the discard pile)."""
@@ -171,7 +171,7 @@ def sacrifice_feasible_nb(m, seat, cid):
 
 
 # ----------------------------------------------------------------------------- steps
-@njit(void(MP, i8, i8, i8), cache=True)
+@on_first_use(void(MP, i8, i8, i8))
 def _attack_nb(m, seat, fr, row):
     """A Physical Attack or a Magic Attack (X) of ``seat`` (or of the acting subordinate), D1."""
     opp = 1 - seat
@@ -209,7 +209,7 @@ def _attack_nb(m, seat, fr, row):
     apply_damage_nb(m, seat, opp, base, kind, fr)
 
 
-@njit(void(MP, i8, i8, i8), cache=True)
+@on_first_use(void(MP, i8, i8, i8))
 def _param_step_nb(m, seat, fr, row):
     """``exec_step_nb`` for a parameter change, a parameter set to the cost paid, an extra cost."""
     op = m[row]
@@ -238,7 +238,7 @@ def _param_step_nb(m, seat, fr, row):
         emit_nb(m, seat, EV_EXTRA_COST, b, 0, 0)
 
 
-@njit(void(MP, i8, i8, i8, i8), cache=True)
+@on_first_use(void(MP, i8, i8, i8, i8))
 def _other_step_nb(m, seat, fr, row, self_g):
     """``exec_step_nb`` for the other rows."""
     op = m[row]
@@ -418,7 +418,7 @@ def exec_step_nb(m, seat, fr, row, self_g):
         _other_step_nb(m, seat, fr, row, self_g)
 
 
-@njit(void(MP, i8, i8, i8, i8, i8), cache=True)
+@on_first_use(void(MP, i8, i8, i8, i8, i8))
 def run_rows_nb(m, seat, fr, start, n, self_g):
     """Run ``n`` program rows from ``start`` for ``seat`` (responses, Sacrifices, statuses,
     after-the-attack effects: lists without nested actions)."""
@@ -435,7 +435,7 @@ def run_rows_nb(m, seat, fr, start, n, self_g):
 
 
 # ----------------------------------------------------------------------------- responses
-@njit(b1(MP, i8, i8, i8), cache=True)
+@on_first_use(b1(MP, i8, i8, i8))
 def response_ok_nb(m, q, cid, fr):
     """Whether seat ``q``'s face-down card ``cid`` may answer the action of frame ``fr``: its
     symbols include the action's and its response_if conditions hold (R1, R11)."""
@@ -483,7 +483,7 @@ def respond_nb(m, fr):
 
 
 # ----------------------------------------------------------------------------- one action
-@njit(void(MP, i8, i8, i8, i8, i8, i8, i8), cache=True)
+@on_first_use(void(MP, i8, i8, i8, i8, i8, i8, i8))
 def push_nb(m, kind, seat, cid, g, subg, aid, cost):
     """Queue an action to run when the current one has finished (its step was the last one)."""
     t = m[S_QTAIL]
@@ -500,7 +500,7 @@ def push_nb(m, kind, seat, cid, g, subg, aid, cost):
     m[S_QTAIL] = t + 1
 
 
-@njit(i8(MP, i8, i8, i8, i8), cache=True)
+@on_first_use(i8(MP, i8, i8, i8, i8))
 def _sub_prelude_nb(m, seat, cid, subg, aid):
     """A subordinate's action: -1 when it is no longer there unsealed (NT 6.4), else the action it performs
     (a choice asks the mode first)."""
@@ -517,7 +517,7 @@ def _sub_prelude_nb(m, seat, cid, subg, aid):
     return aid
 
 
-@njit(void(MP, i8, i8, i8, i8, i8), cache=True)
+@on_first_use(void(MP, i8, i8, i8, i8, i8))
 def _pay_card_nb(m, seat, cid, g, fr, cost_override):
     """GG 5.2 steps 1-2 for a card: Forge / Alchemy (the strategy decides), then the cost (a reuse's
     ``cost_override``, an X cost chosen, or the printed cost after modifiers and reductions)."""
@@ -590,7 +590,7 @@ def _sacrifice_nb(m, seat, fr, code, start, n, self_g):
     return check_ko_nb(m)
 
 
-@njit(void(MP, i8, i8, i8, i8), cache=True)
+@on_first_use(void(MP, i8, i8, i8, i8))
 def _queue_step_nb(m, seat, row, cid, g):
     """A step that starts another action (the last of its list): it is queued (``push_nb``)."""
     op = m[row]
@@ -639,7 +639,7 @@ def _queue_step_nb(m, seat, row, cid, g):
                 push_nb(m, K_CARD, seat, cid, g, -1, -1, b)
 
 
-@njit(void(MP, i8, i8, i8, i8, i8, i8, i8), cache=True)
+@on_first_use(void(MP, i8, i8, i8, i8, i8, i8, i8))
 def one_action_nb(m, kind, seat, cid, g, subg, aid, cost_override):
     """One action of ``seat`` through GG 5.2's steps (module docstring).
 
@@ -773,7 +773,7 @@ def run_queue_nb(m, h):
 
 
 # ----------------------------------------------------------------------------- using cards
-@njit(b1(MP, i8, i8), cache=True)
+@on_first_use(b1(MP, i8, i8))
 def usable_nb(m, seat, ls):
     """Whether the card in local slot ``ls`` (hand or front) can be used now (T3, T4, T6):
     not sealed, affordable (Alchemy's best reduction counted), its Sacrifice possible."""
@@ -805,7 +805,7 @@ def usable_nb(m, seat, ls):
     return True
 
 
-@njit(i8(MP, i8), cache=True)
+@on_first_use(i8(MP, i8))
 def _action_mask_loop_nb(m, seat):
     """``action_mask_nb`` card by card: for a seat with a sealed or forbidden name or a cost modifier this turn."""
     sb = SEAT0 + seat * SEAT_W
@@ -867,7 +867,7 @@ def action_mask_inline_nb(m, seat):
     return mask
 
 
-@njit(i8(MP, i8), cache=True)
+@on_first_use(i8(MP, i8))
 def action_mask_nb(m, seat):
     """``action_mask_inline_nb`` as a call (strategies, entry points)."""
     return action_mask_inline_nb(m, seat)
@@ -909,7 +909,7 @@ def use_card_nb(m, seat, ls):
     run_queue_nb(m, h)  # one inlined loop for both ways in (each copy was typed and lowered again)
 
 
-@njit(void(MP, i8), cache=True)
+@on_first_use(void(MP, i8))
 def coin_exchange_nb(m, seat):
     """The gold-coin exchange at turn start (U6), not an action: hand cards to place (their coins
     fitting the Set Area's), then Set Area coin cards to return until they cover them. GG Gold Coin: "exchange any
@@ -994,7 +994,7 @@ def _turn_open_nb(m, seat):
     return False
 
 
-@njit(i8(MP, i8, i8), cache=True)
+@on_first_use(i8(MP, i8, i8))
 def _next_status_nb(m, seat, done):
     """The status attached by ``seat`` with start-of-turn effects that was attached first among those not in
     ``done`` (a global-slot mask), a card under a Seal too where it keeps its status (R5: ``effects_nb.to_under_nb``);
@@ -1030,7 +1030,7 @@ def _next_status_nb(m, seat, done):
     return best
 
 
-@njit(i8(MP, i8, i8), cache=True)
+@on_first_use(i8(MP, i8, i8))
 def _next_sub_nb(m, seat, done):
     """The subordinate of ``seat`` that entered first among those not in ``done`` (a global-slot mask): its
     actions are queued; -1 when none is left."""
@@ -1180,7 +1180,7 @@ def end_turn_inline_nb(m, seat):
         emit_nb(m, -1, EV_TIMEOUT, m[S_TURN], 0, 0)
 
 
-@njit(void(MP, i8), cache=True)
+@on_first_use(void(MP, i8))
 def end_turn_nb(m, seat):
     """``end_turn_inline_nb`` as a call (the solo game, entry points)."""
     end_turn_inline_nb(m, seat)
@@ -1202,7 +1202,7 @@ def play_turn_nb(m, seat):
 
 
 # ----------------------------------------------------------------------------- setup
-@njit(void(MP), cache=True)
+@on_first_use(void(MP))
 def init_state_nb(m):
     """Clear the state: no cards, nothing dealt, no winner."""
     for i in range(STATE0, STATE_END):
@@ -1245,7 +1245,7 @@ def put_card_inline_nb(m, g, cid):
         m[t + k] |= bit if k >= c else 0
 
 
-@njit(void(MP, i8, i8), cache=True)
+@on_first_use(void(MP, i8, i8))
 def put_card_nb(m, g, cid):
     """``put_card_inline_nb`` as a call (the breathing cards)."""
     put_card_inline_nb(m, g, cid)
@@ -1276,7 +1276,7 @@ def give_card_inline_nb(m, seat, ls, cid):
         emit_nb(m, seat, EV_HAND, cid, ls, 0)
 
 
-@njit(void(MP, i8, i8, i8), cache=True)
+@on_first_use(void(MP, i8, i8, i8))
 def give_card_nb(m, seat, ls, cid):
     """``give_card_inline_nb`` as a call (the strategies' draft loop, the other setups, the solo games)."""
     give_card_inline_nb(m, seat, ls, cid)
@@ -1296,7 +1296,7 @@ def _take_pick_nb(m, seat, phase, base, mask, n, slot):
     return mask
 
 
-@njit(void(MP, i8, i8, i8, i8, i8, i8), cache=True)
+@on_first_use(void(MP, i8, i8, i8, i8, i8, i8))
 def _random_draft_nb(m, seat, phase, picks, first_slot, mask, keep_out):
     """``draft_nb``'s picks for a seat playing the built-in random strategy: ``decide_nb``'s answers (a single
     choice undrawn, otherwise one draw from the game's stream picking the k-th set bit: the same draws, the same
@@ -1320,7 +1320,7 @@ def _random_draft_nb(m, seat, phase, picks, first_slot, mask, keep_out):
     set_stream_nb(m, M_RNG, s0, s1, s2, s3)
 
 
-@njit(void(MP, i8, i8, i8, i8), cache=True)
+@on_first_use(void(MP, i8, i8, i8, i8))
 def draft_nb(m, seat, phase, picks, first_slot):
     """``picks`` choices by card number from ``seat``'s draft counts (PH_KEEP: into the hand
     from local slot ``first_slot`` on; PH_BAN: removed)."""
@@ -1342,7 +1342,7 @@ def draft_nb(m, seat, phase, picks, first_slot):
         mask = _take_pick_nb(m, seat, phase, base, mask, n, first_slot + k)
 
 
-@njit(void(MP, i8, i8), cache=True)
+@on_first_use(void(MP, i8, i8))
 def shuffle_pool_nb(m, src, n):
     """Copy ``n`` card ids from ``src`` into POOL and shuffle them (Fisher-Yates on the game's stream, held in locals:
     every game's ``stream_nb.shuffle_words_nb``)."""
@@ -1351,7 +1351,7 @@ def shuffle_pool_nb(m, src, n):
     shuffle_words_nb(m, M_RNG, POOL, n)
 
 
-@njit(void(MP), cache=True)
+@on_first_use(void(MP))
 def setup_game_nb(m):
     """S1-S7: hands by the setup in the SETUP table, breathing cards, the first player.
 
@@ -1454,7 +1454,7 @@ def write_result_nb(out, i, g, m):
     r.volt1 = m[b1 + O_VOLT]
 
 
-@njit(void(RECORDS_T, i8, i8, MP, i8, i8), cache=True)
+@on_first_use(void(RECORDS_T, i8, i8, MP, i8, i8))
 def write_record_nb(out, i, g, m, sid0, sid1):
     write_result_nb(out, i, g, m)
     r = out[i]

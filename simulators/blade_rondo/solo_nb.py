@@ -66,17 +66,17 @@ MARIA_RECORDS_T = types.Array(from_dtype(maria_dt), 1, "C")
 CAMPAIGN_RECORDS_T = types.Array(from_dtype(campaign_dt), 1, "C")
 
 
-@njit(i8(MP, i8), cache=True)
+@on_first_use(i8(MP, i8))
 def sr_nb(m, k):
     return m[SOLO_RULES_AT + k]
 
 
-@njit(i8(MP, i8, i8), cache=True)
+@on_first_use(i8(MP, i8, i8))
 def sc_nb(m, r, col):
     return m[SC_AT + r * SC_WIDTH + col]
 
 
-@njit(void(MP), cache=True)
+@on_first_use(void(MP))
 def clear_solo_nb(m):
     for k in range(SOLO_W):
         m[SOLO0 + k] = 0
@@ -84,7 +84,7 @@ def clear_solo_nb(m):
 
 
 # ----------------------------------------------------------------------------- Maria
-@njit(void(MP, i8), cache=True)
+@on_first_use(void(MP, i8))
 def _list_append_nb(m, r):
     n = m[SOLO0 + SO_LIST_N]
     m[SOLO0 + SO_LIST + n] = r
@@ -92,7 +92,7 @@ def _list_append_nb(m, r):
     emit_nb(m, 1, EV_SO_TO_LIST, r, n, 0)
 
 
-@njit(void(MP), cache=True)
+@on_first_use(void(MP))
 def maria_draw_nb(m):
     """Step 2 of Maria's turn: the waiting card (Preliminary Action) joins the Action List, or she draws:
     a Preparation card goes to the Response List, a Preliminary Action card sets her Defence to her
@@ -123,7 +123,7 @@ def maria_draw_nb(m):
         _list_append_nb(m, r)
 
 
-@njit(void(MP), cache=True)
+@on_first_use(void(MP))
 def maria_actions_nb(m):
     """Maria's turn after its start: the draw, then the Action List from the head (NT solo rules 2-3)."""
     so = SOLO0
@@ -154,7 +154,7 @@ def maria_actions_nb(m):
         pos += 1
 
 
-@njit(void(MP), cache=True)
+@on_first_use(void(MP))
 def maria_end_nb(m):
     """The end of Maria's turn: the Limited cards she performed (and sealed ones) leave the Action List for
     her discard pile; Picaresque's marks end."""
@@ -176,7 +176,7 @@ def maria_end_nb(m):
     m[so + SO_SKIP] = 0
 
 
-@njit(void(MP), cache=True)
+@on_first_use(void(MP))
 def maria_setup_nb(m):
     """Solo setup: the player's 7 (dealt 15 and drafted, or given), second with Attack 1 and Pulse; Maria's
     parameters and shuffled deck, her card alone in the Action List."""
@@ -219,7 +219,7 @@ def maria_setup_nb(m):
     m[mb + O_DEF] = sr_nb(m, SR_M_DEF)
 
 
-@njit(void(MP), cache=True)
+@on_first_use(void(MP))
 def glows_nb(m):
     """The Afterglows of the Ideas obtained: their actions, at the start of the player's turn, as the
     player's own actions (GG solo rules)."""
@@ -259,7 +259,7 @@ def maria_turn_nb(m):
         end_turn_nb(m, 1)
 
 
-@njit(void(MP), cache=True)
+@on_first_use(void(MP))
 def maria_game_nb(m):
     """Turns from Maria's first until a KO or the turn cap."""
     seat = 1
@@ -276,7 +276,7 @@ def maria_game_nb(m):
         seat = 1 - seat
 
 
-@njit(void(MARIA_RECORDS_T, i8, i8, MP, i8), cache=True)
+@on_first_use(void(MARIA_RECORDS_T, i8, i8, MP, i8))
 def write_maria_nb(out, i, g, m, sid):
     write_result_nb(out, i, g, m)
     r = out[i]
@@ -289,7 +289,7 @@ def write_maria_nb(out, i, g, m, sid):
 
 
 # ----------------------------------------------------------------------------- the campaign
-@njit(void(MP), cache=True)
+@on_first_use(void(MP))
 def idea_actions_nb(m):
     """The Idea's turn after its start: idle before its startup turn; then every
     action in order, repeated as written, a Limited one once per battle, a marked one not this turn."""
@@ -321,7 +321,7 @@ def idea_actions_nb(m):
     m[so + SO_ISKIP] = 0
 
 
-@njit(void(MP, i8), cache=True)
+@on_first_use(void(MP, i8))
 def _hand_from_slots_nb(m, n):
     """The campaign hand (SO_HAND) from the player's first ``n`` hand slots."""
     for k in range(n):
@@ -329,7 +329,7 @@ def _hand_from_slots_nb(m, n):
     m[SOLO0 + SO_HAND_N] = n
 
 
-@njit(void(MP, i8), cache=True)
+@on_first_use(void(MP, i8))
 def battle_setup_nb(m, b):
     """A new battle (GG solo setup 5): the two-player state cleared, the campaign hand back in the player's
     hand (discards returned), life 15 and parameters 0; the Idea's board; continuing effects and Afterglow
@@ -370,7 +370,7 @@ def battle_setup_nb(m, b):
     emit_nb(m, 0, EV_SO_BATTLE, b, idea, m[ib + ID_LEVEL])
 
 
-@njit(void(MP, i8), cache=True)
+@on_first_use(void(MP, i8))
 def reward_nb(m, level):
     """After a won battle (GG solo setup 6): draw cards from the Sword deck, obtain some of them or the
     defeated Idea (its Afterglow); unchosen cards leave the game; a hand over the limit is trimmed."""
@@ -437,7 +437,7 @@ def reward_nb(m, level):
     m[so + SO_HAND_N] = k
 
 
-@njit(void(MP), cache=True)
+@on_first_use(void(MP))
 def campaign_setup_nb(m):
     """GG solo setup 1-5: amulets, the shuffled 32-card Sword deck, keep 4 of 10, the Idea of each battle
     (one drawn from the shuffled deck of its level, or fixed by the setup)."""
@@ -499,7 +499,7 @@ def idea_turn_nb(m):
         end_turn_nb(m, 1)
 
 
-@njit(void(MP), cache=True)
+@on_first_use(void(MP))
 def battle_nb(m):
     """One battle: the player first, then the Idea, until a KO or the turn cap."""
     seat = 0
@@ -515,7 +515,7 @@ def battle_nb(m):
         seat = 1 - seat
 
 
-@njit(void(MP, i8), cache=True)
+@on_first_use(void(MP, i8))
 def battle_done_nb(m, b):
     """Book-keeping of finished battle ``b`` (turns, life, cards used), and its count: won, or the campaign lost in it
     (C14: a loss or a timeout)."""
@@ -531,7 +531,7 @@ def battle_done_nb(m, b):
         m[so + SO_LOST] = b + 1
 
 
-@njit(void(MP), cache=True)
+@on_first_use(void(MP))
 def campaign_nb(m):
     """A whole campaign: setup, then battles until a loss (or a timeout) or the last is won."""
     campaign_setup_nb(m)
@@ -546,7 +546,7 @@ def campaign_nb(m):
             reward_nb(m, sr_nb(m, SR_BATTLE_LEVEL + b))
 
 
-@njit(void(CAMPAIGN_RECORDS_T, i8, i8, MP, i8), cache=True)
+@on_first_use(void(CAMPAIGN_RECORDS_T, i8, i8, MP, i8))
 def write_campaign_nb(out, i, g, m, sid):
     r = out[i]
     so = SOLO0
@@ -597,7 +597,7 @@ def write_campaign_nb(out, i, g, m, sid):
 
 # ----------------------------------------------------------------------------- solo rules inside an action
 # (called by ``rules_nb.one_action_nb`` through the machine's solo hook, ``effects_nb.solo_hook_nb``)
-@njit(void(MP, i8), cache=True)
+@on_first_use(void(MP, i8))
 def solo_respond_nb(m, fr):
     """Solo: the scripted seat's Response List answers the player's action (NT solo: "process the effects
     in order from the card at the head of the Response List"): each responder whose symbols include the
@@ -635,7 +635,7 @@ def solo_respond_nb(m, fr):
             i += 1
 
 
-@njit(void(MP, i8), cache=True)
+@on_first_use(void(MP, i8))
 def amulet_nb(m, fr):
     """Solo campaign: the player may answer the Idea's action with an amulet (0 cost, not set face down,
     removed after use), one at a time, its strategy deciding before each (like R2)."""
@@ -663,7 +663,7 @@ def amulet_nb(m, fr):
 
 
 
-@njit(void(MP, i8, i8), cache=True)
+@on_first_use(void(MP, i8, i8))
 def _solo_answers_nb(m, fr, opp):
     """Solo: Maria's Response List answers the player's action, or the player's amulets an Idea's."""
     if opp == 1:
@@ -673,7 +673,7 @@ def _solo_answers_nb(m, fr, opp):
         amulet_nb(m, fr)
 
 
-@njit(void(MP, i8), cache=True)
+@on_first_use(void(MP, i8))
 def _set_triggers_nb(m, fr):
     """Solo: the Idea's Set Area trigger (Prodia), once per card placed."""
     while m[SOLO0 + SO_SETTRIG] > 0 and m[S_DONE] == 0:

@@ -24,6 +24,7 @@ from numba.types import boolean as b1
 from numba.types import int64 as i8
 from numba.types import UniTuple, void
 
+from simulators.common.numba_compat import first_use
 from simulators.colosseum.enums import (
     AB_DMG_AT, C_KIND, C_POWER, C_RANGE, C_WIDTH, CARDS_AT, CH_CORR, CH_MULT, CH_TA_POWER, CH_TA_RANGE, SLOT_BASE,
     SLOT_RANGE, SLOT_TAB_AT, SLOT_W, CH_TA_COND, CH_TA_COND_N, CH_WIDTH, CHARS_AT, CTAB_MAX_FACES, DO_ADJUST_DIE,
@@ -59,7 +60,7 @@ ability_damage_hint_nb = _table_nb(AB_DMG_AT, 6)  # ability_damage_hint_nb(m, ch
 
 
 # ----------------------------------------------------------------------------- trace
-@njit(void(MP, i8, i8, i8, i8, i8, i8), cache=True)
+@first_use(void(MP, i8, i8, i8, i8, i8, i8))
 def emit_nb(m, rnd, seat, code, a, b, c):
     """Append one event row to the trace (no-op when tracing is off; ``trace_nb.append_event_nb``)."""
     append_event_nb(m, M_TRACE_CAP, M_TRACE_N, M_TRACE_CUT, M_TRACE_AT, rnd, seat, code, a, b, c)
@@ -75,26 +76,26 @@ def card_kind_nb(m, card):
     return m[KIND_AT + 1 + card]
 
 
-@njit(b1(i8, i8), cache=True)
+@first_use(b1(i8, i8))
 def open_distance_nb(d, sealed):
     """Q5 and R16: distance ``d`` exists and its range card is not sealed (``sealed``: a bit per distance).
     A move (a MOVE card or a move effect) to any other distance does nothing."""
     return (d >= 0) & (d < N_DIST) & ((sealed >> (d & 3)) & 1 == 0)
 
 
-@njit(i8(i8, i8), cache=True)
+@first_use(i8(i8, i8))
 def hp_after_nb(hp, amount):
     """R15: HP after taking ``amount`` of damage: never below 0."""
     return max(hp - amount, 0)
 
 
-@njit(i8(i8, i8, i8), cache=True)
+@first_use(i8(i8, i8, i8))
 def die_face_nb(v, lo, hi):
     """R14: a die adjusted or set stays on its faces."""
     return min(max(v, lo), hi)
 
 
-@njit(UniTuple(i8, 3)(MP, b1, i8, i8, i8, i8, i8, i8, i8, i8), cache=True)
+@first_use(UniTuple(i8, 3)(MP, b1, i8, i8, i8, i8, i8, i8, i8, i8))
 def set_dice_nb(m, traced, rnd, die, e0, e1, e2, n0, n1, n2):
     """The dice ``e0, e1, e2`` with die ``die`` (0..2; 3: all three; -1: none) replaced by its value in ``n0, n1,
     n2``; traced, an event for each die that changed, in die order. Masks, not conditionals: where the die depends
@@ -183,13 +184,13 @@ def _holds(m, seat, start, n, dist, e0, e1, e2, hp0, hp1, ta0, ta1, rnd, c0, c1,
     return True
 
 
-@njit(b1(MP, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8), cache=True)
+@first_use(b1(MP, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8))
 def holds_nb(m, seat, start, n, dist, e0, e1, e2, hp0, hp1, ta0, ta1, rnd, c0, c1):
     """``_holds`` on the state given (the round's locals)."""
     return _holds(m, seat, start, n, dist, e0, e1, e2, hp0, hp1, ta0, ta1, rnd, c0, c1, False)
 
 
-@njit(b1(MP, i8, i8, i8, i8), cache=True)
+@first_use(b1(MP, i8, i8, i8, i8))
 def conds_nb(m, seat, start, n, dist):
     """``_holds`` on the state stored in the machine, with the distance ``dist``."""
     return _holds(m, seat, start, n, dist, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, True)
@@ -258,7 +259,7 @@ def cond_list_mask_nb(m, seat, start, n, tab, di):
     return r
 
 
-@njit(i8(MP, i8, i8, i8), cache=True)
+@first_use(i8(MP, i8, i8, i8))
 def _fill_cond_table_nb(m, start, n, at):
     """Write the bits of the list (``start``, ``n``) at ``m[at:]`` by running the interpreter
     on every (dice, distance); the dice are restored afterwards. Returns ``at`` or -1 when the
@@ -359,7 +360,7 @@ def build_cond_tables_nb(image, at):
             k += 1
 
 
-@njit(void(MP, i8), cache=True)
+@first_use(void(MP, i8))
 def _seal_distance_nb(m, seat):
     """Seal the distance the opponent is best at: the other unsealed distance where the
     opponent's hand has the most base power in range (ties: the lower distance)."""
@@ -384,7 +385,7 @@ def _seal_distance_nb(m, seat):
         emit_nb(m, m[S_ROUND], seat, EV_SEAL_DIST, best, 0, 0)
 
 
-@njit(UniTuple(i8, 11)(MP, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8), cache=True)
+@first_use(UniTuple(i8, 11)(MP, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8))
 def run_effects_nb(m, seat, start, n, src_kind, rnd, dist, e0, e1, e2, hp0, hp1, dmg0, dmg1, hand0, hand1, sealed,
                    c0, c1):
     """Run ``n`` effect rows from ``start`` for ``seat`` on the round's state; returns (dist, e0, e1, e2, hp0, hp1,

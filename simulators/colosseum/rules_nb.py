@@ -31,6 +31,7 @@ from numba.types import UniTuple, void
 from numba.types import boolean as b1
 from numba.types import int64 as i8
 
+from simulators.common.numba_compat import first_use
 from simulators.colosseum.effects_nb import (
     char_nb, cond_list_mask_nb, die_face_nb, dice_index_nb, emit_nb, holds_nb, hp_after_nb, od_nb, open_distance_nb,
     run_effects_nb, set_dice_nb, stored_view_nb,
@@ -74,14 +75,14 @@ assert CALL_W >= block_words(2)
 
 
 # ----------------------------------------------------------------------------- the rules, one kernel each
-@njit(i8(i8, i8), cache=True)
+@first_use(i8(i8, i8))
 def slot_row_nb(ch, ta):
     """The slot-table row of character ``ch`` with its TIDE AURA ``ta`` (0/1): each skill's range mask and base
     damage, the aura's bonuses included (R8, R13; ``effects_nb.build_slot_tables_nb``)."""
     return SLOT_TAB_AT + (2 * ch + (1 if ta else 0)) * SLOT_W
 
 
-@njit(i8(MP, i8, i8, i8, i8, i8), cache=True)
+@first_use(i8(MP, i8, i8, i8, i8, i8))
 def skill_damage_nb(m, row, cs, e0, e1, e2):
     """R13: damage of skill slot ``cs`` (an attribute card) in slot-table row ``row``: base power (x multiplier,
     + base correction, + aura bonus, tabled) + the TIDE correction by the pip of the card's die, never below 0."""
@@ -91,7 +92,7 @@ def skill_damage_nb(m, row, cs, e0, e1, e2):
     return max(m[row + SLOT_BASE + cs] + (m[at + C_TIDE + pip - 1] & -int(td >= 0)), 0)
 
 
-@njit(i8(i8, i8, i8), cache=True)
+@first_use(i8(i8, i8, i8))
 def step_destination_nb(step, d0, sealed):
     """Q5, R16: where a MOVE card of ``step`` (0: no MOVE) takes the duel from ``d0``, or -1 when the destination
     does not exist or is sealed: the move does nothing. Without branches (the cards are unpredictable)."""
@@ -99,7 +100,7 @@ def step_destination_nb(step, d0, sealed):
     return n if (step != 0) & open_distance_nb(n, sealed) else -1
 
 
-@njit(i8(i8, i8, i8), cache=True)
+@first_use(i8(i8, i8, i8))
 def free_destinations_nb(step, d0, sealed):
     """R8 (free movement, a TIDE AURA's passive part: "she can change the distance freely while TA is active"):
     the distances a free mover's MOVE of ``step`` may take the duel to from ``d0``, as a mask (bit d: distance
@@ -112,7 +113,7 @@ def free_destinations_nb(step, d0, sealed):
     return r
 
 
-@njit(i8(i8, i8, i8), cache=True)
+@first_use(i8(i8, i8, i8))
 def free_destination_nb(step, d0, sealed):
     """The farthest of ``free_destinations_nb`` (-1: none): the strategies' model of a free move (their payoff
     tables assume the mover goes as far as it can; the rules ask the mover, ``free_move_nb``)."""
@@ -147,7 +148,7 @@ def move_dest_nb(m, seat, card, d0):
     return step_destination_nb(step, d0, sealed)
 
 
-@njit(i8(i8, i8, i8, i8, i8), cache=True)
+@first_use(i8(i8, i8, i8, i8, i8))
 def both_moves_nb(d0, dest0, dest1, sealed, cancel):
     """R5: the distance after both players' moves (-1: that player's move does nothing or was none): the valid
     changes add up, clamped to SHORT..LONG (a sum on a sealed distance leaves it unchanged); ``cancel``:
@@ -166,7 +167,7 @@ def combine_moves_nb(m, d0, dest0, dest1):
     return both_moves_nb(d0, dest0, dest1, m[S_SEALED_DIST], 1 if m[RULES_AT + R_BOTH_MOVES] == BOTH_MOVES_CANCEL else 0)
 
 
-@njit(UniTuple(i8, 3)(i8, i8, i8, i8), cache=True)
+@first_use(UniTuple(i8, 3)(i8, i8, i8, i8))
 def matchup_nb(k0, k1, i0, i1):
     """R2, R3: the Hits (h0, h1) and the same-attribute draw (0/1 each) of cards of kinds ``k0``, ``k1`` whose
     validity (an attribute card in range) is ``i0``, ``i1`` (0/1): both valid, the three-way matchup decides
@@ -178,7 +179,7 @@ def matchup_nb(k0, k1, i0, i1):
     return h0, h1, i0 & i1 & same
 
 
-@njit(i8(i8, i8, i8, i8, i8), cache=True)
+@first_use(i8(i8, i8, i8, i8, i8))
 def move_hit_nb(moved, dest, r_opp, d0, i_opp):
     """R4 (Q1, Q5): a MOVE whose move happened (``dest`` >= 0, the distance changed: ``moved``) Hits when the
     opponent's attribute card (range mask ``r_opp``) was in range at the old distance ``d0`` and is not valid
@@ -192,7 +193,7 @@ def od_stage_nb(m, seat):
     return min(m[SEAT0 + seat * SEAT_W + O_OD_COUNT], N_STAGES - 1)
 
 
-@njit(i8(i8, i8, i8, i8, i8), cache=True)
+@first_use(i8(i8, i8, i8, i8, i8))
 def dice_row_nb(e0, e1, e2, lo, w):
     """``dice_index_nb`` of the dice ``e0, e1, e2``: the first bit of their row in the condition tables, or -1."""
     ua = e0 - lo
@@ -202,7 +203,7 @@ def dice_row_nb(e0, e1, e2, lo, w):
     return (((ua * w + ub) * w + uc) << 2) if ok else -1
 
 
-@njit(b1(MP, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8), cache=True)
+@first_use(b1(MP, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8))
 def od_ready_nb(m, seat, od, dist, e0, e1, e2, hp0, hp1, ta0, ta1, rnd, c0, c1):
     """Q2: Overdrive ``od`` of ``seat`` meets its current stage's conditions and the common ones at ``dist`` in
     the state given (a condition has no effect, so the order does not matter), each a table lookup when tabled."""
@@ -221,7 +222,7 @@ def od_ready_nb(m, seat, od, dist, e0, e1, e2, hp0, hp1, ta0, ta1, rnd, c0, c1):
     return True
 
 
-@njit(b1(MP, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8), cache=True)
+@first_use(b1(MP, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8))
 def od_ready_at_nb(m, seat, od, dist, di, e0, e1, e2, hp0, hp1, ta0, ta1, rnd, c0, c1):
     """``od_ready_nb`` with the dice row ``di`` known: two bit lookups when both lists are tabled (inlined: the
     call spills the round's locals), else the call."""
@@ -252,7 +253,7 @@ def od_ready_mask_di_nb(m, seat, od, di):
     return r & cond_list_mask_nb(m, seat, od_nb(m, od, at), od_nb(m, od, at + 1), m[tab + 1 + st], di)
 
 
-@njit(i8(MP, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8), cache=True)
+@first_use(i8(MP, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8))
 def aura_active_nb(m, seat, tab, cr, di, dist, e0, e1, e2, hp0, hp1, ta0, ta1, rnd, c0, c1):
     """R8: 1 when ``seat``'s TIDE AURA conditions hold in the state given (a table lookup when they read only the
     dice and the distance, ``tab`` >= 0, else the interpreter; ``cr``: the character's row), 0 otherwise."""
@@ -263,7 +264,7 @@ def aura_active_nb(m, seat, tab, cr, di, dist, e0, e1, e2, hp0, hp1, ta0, ta1, r
                          rnd, c0, c1) else 0
 
 
-@njit(b1(MP, b1, i8, i8, i8), cache=True)
+@first_use(b1(MP, b1, i8, i8, i8))
 def ko_nb(m, traced, rnd, hp0, hp1):
     """R9, R15: a character at 0 HP ends the game at once (both at 0: a draw). True when it ended."""
     if (hp0 > 0) & (hp1 > 0):
@@ -279,7 +280,7 @@ def ko_nb(m, traced, rnd, hp0, hp1):
     return True
 
 
-@njit(b1(MP, i8, i8), cache=True)
+@first_use(b1(MP, i8, i8))
 def timeout_nb(m, rnd, max_rounds):
     """R17: a game still running when round ``rnd`` would start past the cap (``max_rounds``, the machine's
     ``R_MAX_ROUNDS``, read once a game by the loops) ends as a timeout, scored as a draw. True when it ended."""
@@ -291,7 +292,7 @@ def timeout_nb(m, rnd, max_rounds):
     return True
 
 
-@njit(i8(i8, i8, i8), cache=True)
+@first_use(i8(i8, i8, i8))
 def spend_nb(hand, card, sealed_cards):
     """R1 with ``cards_return = false``: a played card is spent; a hand left empty takes back every unsealed
     card."""
@@ -302,7 +303,7 @@ def spend_nb(hand, card, sealed_cards):
     return hand
 
 
-@njit(UniTuple(i8, 2)(MP, i8, i8, i8, i8, i8), cache=True)
+@first_use(UniTuple(i8, 2)(MP, i8, i8, i8, i8, i8))
 def note_play_nb(m, b, card, rnd, used, first_rounds):
     """The record's play counters of the seat at ``b`` for its revealed ``card``: the play history, the cards
     used and the round each was first played (7 bits a card), the Overdrive shown. Returns (used, first)."""
@@ -315,7 +316,7 @@ def note_play_nb(m, b, card, rnd, used, first_rounds):
 
 
 # ----------------------------------------------------------------------------- the round
-@njit(UniTuple(i8, 9)(MP, i8), cache=True)
+@first_use(UniTuple(i8, 9)(MP, i8))
 def load_seat_nb(m, p):
     """Seat ``p``'s part of the round's state: (HP, damage dealt, TIDE AURA, hand, cards used, the rounds they
     were first played, Hits, aura rounds, last card)."""
@@ -324,7 +325,7 @@ def load_seat_nb(m, p):
             m[b + O_HITS], m[b + O_TA_ROUNDS], m[b + O_LAST])
 
 
-@njit(void(MP, i8, UniTuple(i8, 9)), cache=True)
+@first_use(void(MP, i8, UniTuple(i8, 9)))
 def store_seat_nb(m, p, seat_state):
     """``load_seat_nb``'s values written back."""
     b = SEAT0 + p * SEAT_W
@@ -340,7 +341,7 @@ def store_seat_nb(m, p, seat_state):
     m[b + O_LAST] = last
 
 
-@njit(STATE_T(MP), cache=True)
+@first_use(STATE_T(MP))
 def load_state_nb(m):
     """The round's state from the machine: (round, distance, the three dice, sealed distances, seat 1's part,
     seat 2's part: ``load_seat_nb``)."""
@@ -348,7 +349,7 @@ def load_state_nb(m):
             load_seat_nb(m, 1))
 
 
-@njit(void(MP, STATE_T, i8, i8, i8), cache=True)
+@first_use(void(MP, STATE_T, i8, i8, i8))
 def store_state_nb(m, st, c0, c1, ko):
     """``load_state_nb``'s state written back; the cards ``c0``, ``c1`` of the last round stay shown after a KO
     (``ko``), as the round left them."""
@@ -365,7 +366,7 @@ def store_state_nb(m, st, c0, c1, ko):
     m[SEAT0 + SEAT_W + O_PLAYED] = c1 if ko else -1
 
 
-@njit(UniTuple(i8, 22)(MP), cache=True)
+@first_use(UniTuple(i8, 22)(MP))
 def game_consts_nb(m):
     """What the round reads of the game's setup, read once a game by the random game: the characters and their
     rows, free movement (R8), ABILITY triggers (0 without an effect), the TIDE AURA tables and effect counts,
@@ -634,7 +635,7 @@ def resolve_round_nb(m, c0, c1):
 
 
 # ----------------------------------------------------------------------------- setup
-@njit(void(MP), cache=True)
+@first_use(void(MP))
 def init_state_nb(m):
     """Clear the state and place the unchanging starting values."""
     for i in range(STATE0, STATE_END):
@@ -651,7 +652,7 @@ def init_state_nb(m):
         m[b + O_LAST] = -1
 
 
-@njit(void(MP), cache=True)
+@first_use(void(MP))
 def place_start_nb(m):
     """Once both characters are known: HP, the shared dice (S1: 3 adjusted by both characters), hands."""
     for d in range(3):
@@ -667,7 +668,7 @@ def place_start_nb(m):
         m[b + O_HAND] = FULL_HAND
 
 
-@njit(void(MP), cache=True)
+@first_use(void(MP))
 def start_auras_nb(m):
     """R8 with ``tide_aura_at_start``: each TIDE AURA is on exactly while its conditions hold on the starting
     position, checked once without effects, seat 1 first (also after a scenario's ``[start]`` sets the dice)."""
@@ -682,7 +683,7 @@ def start_auras_nb(m):
         m[b + O_TA] = active
 
 
-@njit(void(MP), cache=True)
+@first_use(void(MP))
 def finish_setup_nb(m):
     """Once both Overdrives are placed: log the setup; with ``tide_aura_at_start`` check the TIDE AURAs once,
     without effects (R8), seat 1 first."""
@@ -708,7 +709,7 @@ def setup_fixed_nb(m, fixed):
     _setup_fixed_nb(as_machine_nb(m), fixed)
 
 
-@njit(void(MP, i8, i8, i8, i8), cache=True)
+@first_use(void(MP, i8, i8, i8, i8))
 def _setup_picks_nb(m, c0, c1, o0, o1):
     """The setup with both characters and Overdrives known (no draw, no choice)."""
     init_state_nb(m)
@@ -720,12 +721,12 @@ def _setup_picks_nb(m, c0, c1, o0, o1):
     finish_setup_nb(m)
 
 
-@njit(void(MP, i8[::1]), cache=True)
+@first_use(void(MP, i8[::1]))
 def _setup_fixed_nb(m, fixed):
     _setup_picks_nb(m, fixed[0], fixed[1], fixed[2], fixed[3])
 
 
-@njit(void(MP, i8, i8), cache=True)
+@first_use(void(MP, i8, i8))
 def illegal_nb(m, seat, what):
     """A strategy chose outside its mask: the game stops, recorded as END_ILLEGAL."""
     m[S_DONE] = 1
@@ -735,7 +736,7 @@ def illegal_nb(m, seat, what):
     emit_nb(m, m[S_ROUND], seat, EV_ILLEGAL, what, 0, 0)
 
 
-@njit(b1(MP, i8, i8, i8), cache=True)
+@first_use(b1(MP, i8, i8, i8))
 def refused_nb(m, seat, answer, mask):
     """The illegal-answer check, for every decision: an answer outside ``mask`` (``seats_nb.legal_nb``, every
     game's one check) stops the game (``illegal_nb``). True when it did."""
@@ -768,7 +769,7 @@ def _deal_characters_nb(m, n_each):
     return deal0, deal1
 
 
-@njit(i8(i8, i8), cache=True)
+@first_use(i8(i8, i8))
 def allowed_of_nb(forbidden, mask):
     """``mask`` without the ``forbidden`` options, or the whole ``mask`` when nothing else would be left."""
     a = mask & ~forbidden
@@ -790,7 +791,7 @@ def _draw_nb(m, mask):
     return rand_bit_nb(m, M_RNG, mask)
 
 
-@njit(void(i8[::1], STRATS_T, PARAMS_T), cache=True)
+@first_use(void(i8[::1], STRATS_T, PARAMS_T))
 def install_strategies_nb(machine, strats, params):
     """Install the seats' strategies and their params rows into the machine's call block (``seats_nb``); the
     caller holds ``strats`` and ``params`` while kernels run on the machine. Typed (first-class functions):
@@ -809,7 +810,7 @@ def ask_nb(m, phase, seat, mask):
     return call_nb(m, CALL_AT, seat, phase, mask)
 
 
-@njit(i8(MP, i8, i8, i8, i8), cache=True)
+@first_use(i8(MP, i8, i8, i8, i8))
 def free_move_nb(m, seat, step, d0, sealed):
     """R8: where ``seat``'s free MOVE of ``step`` goes from ``d0`` (-1: nowhere, Q5): its one destination, or the
     seat's choice (PHASE_MOVE) when there are several. An answer outside them stops the game (``refused_nb``,
@@ -826,7 +827,7 @@ def free_move_nb(m, seat, step, d0, sealed):
     return -1 if refused_nb(m, seat, d, mask) else d
 
 
-@njit(UniTuple(i8, 2)(MP, i8, i8, i8, i8, i8, i8, i8, i8), cache=True)
+@first_use(UniTuple(i8, 2)(MP, i8, i8, i8, i8, i8, i8, i8, i8))
 def free_moves_nb(m, c0, c1, step0, step1, d0, sealed, dest0, dest1):
     """Process 1 for free movers (R8): each seat with a free MOVE (``step`` != 0) chooses its destination
     (``free_move_nb``), in the deal's order (``S_ASK_SEAT2_FIRST``), seeing both revealed cards (``O_PLAYED``);
@@ -975,7 +976,7 @@ play_game_nb = game_loop(_resolve_round_nb)  # traced games
 play_game_fast_nb = game_loop(_fast_round_nb)  # untraced games
 
 
-@njit(void(RECORDS_T, i8, i8, MP, i8, i8), cache=True)
+@first_use(void(RECORDS_T, i8, i8, MP, i8, i8))
 def write_record_nb(out, i, g, m, sid0, sid1):
     r = out[i]
     b0 = SEAT0

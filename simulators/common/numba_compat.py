@@ -271,7 +271,9 @@ def compile_on_first_use(fn, sigs_for):
 
 
 def first_use(sig):
-    """``@njit(sig, cache=True)`` compiled on the first call instead of at import (``compile_on_first_use``)."""
+    """``@njit(sig, cache=True)`` compiled on the first call instead of at import (``compile_on_first_use``).
+    The games' typed rule helpers use it: a chunk kernel loaded from the cache carries its callees' code, so a
+    warm run never loads them one by one (0.1-0.2 s of every start, ~13 ms each)."""
     return lambda fn: compile_on_first_use(fn, lambda arg_types: (sig,))
 
 

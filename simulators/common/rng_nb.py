@@ -13,6 +13,8 @@ from numba import njit, types
 from numba.extending import intrinsic
 from numba.types import int64 as i8
 
+from simulators.common.numba_compat import first_use
+
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX2 = np.uint64(0x94D049BB133111EB)
@@ -286,7 +288,7 @@ def _byte_select_table():
 SEL8 = _byte_select_table()
 
 
-@njit(i8(i8, i8), cache=True)
+@first_use(i8(i8, i8))
 def _select_wide_nb(mask, k):
     """``select_search_nb`` for masks of 16 bits or more, as a call, so that each inlined ``select_table16_nb``
     carries the table path alone."""

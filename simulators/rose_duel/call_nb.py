@@ -13,6 +13,7 @@ from numba.types import int64 as i8
 from numba.types import void
 
 from simulators.common import seats_nb
+from simulators.common.numba_compat import first_use
 from simulators.common.numba_compat import jit_address as jit_address_nb
 from simulators.common.strategy import STRATEGY_T
 from simulators.rose_duel.builtin_inline_nb import builtins, mark_builtins_nb  # noqa: F401 (entry points' callers)
@@ -31,14 +32,14 @@ def call_strategy_nb(m, seat, phase, mask):
     return seats_nb.call_nb(m, CALL_AT, seat, phase, mask)
 
 
-@njit(void(i8[::1], STRATS_T, PARAMS_T, i8, i8, i8), cache=True)
+@first_use(void(i8[::1], STRATS_T, PARAMS_T, i8, i8, i8))
 def install_at_nb(machine, strats, params, uniform, heur, akio):
     """``install_nb`` with the built-ins' entry addresses given (``jit_address_nb``; 0: none is recognised)."""
     seats_nb.install_nb(machine, CALL_AT, strats, params)
     mark_builtins_nb(machine, uniform, heur, akio)
 
 
-@njit(void(i8[::1], STRATS_T, PARAMS_T, BUILTINS_T), cache=True)
+@first_use(void(i8[::1], STRATS_T, PARAMS_T, BUILTINS_T))
 def install_nb(machine, strats, params, builtin):
     """Install the seats' strategies and ``params`` (the (6, P) C-contiguous float64 params of the seats) into the
     machine's call block, and mark the seats playing a built-in strategy (``builtin`` = ``builtins()``, passed by

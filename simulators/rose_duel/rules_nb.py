@@ -106,7 +106,7 @@ def xb(side):
     return DUEL0 + D_SIDE0 + side * SIDE_W
 
 
-@njit(i8(MP), cache=True)
+@first_use(i8(MP))
 def scripted_roll_nb(m):
     pos = m[SCR_DICE_POS]
     if pos >= m[SCR_DICE_N]:
@@ -246,7 +246,7 @@ def next_active_nb(m, p):
     return p
 
 
-@njit(void(MP, i8, i8, i8), cache=True)
+@first_use(void(MP, i8, i8, i8))
 def illegal_nb(m, seat, phase, value):
     """A strategy chose outside its mask: the game stops after this step, recorded as END_ILLEGAL."""
     if not m[S_DONE]:
@@ -257,7 +257,7 @@ def illegal_nb(m, seat, phase, value):
         emit_nb(m, seat, EV_ILLEGAL, phase, value, 0)
 
 
-@njit(i8(MP, i8, i8), cache=True)
+@first_use(i8(MP, i8, i8))
 def house_choice_nb(m, phase, mask):
     """The house's fixed policy (the house Victor, a house Akio; rules, not a strategy): an even
     thrust/parry split, aim at the rose, play any card, update its status (it holds only wounds), take the lowest
@@ -287,7 +287,7 @@ def house_choice_nb(m, phase, mask):
     return PASS_BIT
 
 
-@njit(i8(MP, i8, i8, i8, i8, i8), cache=True)
+@first_use(i8(MP, i8, i8, i8, i8, i8))
 def ask_other_nb(m, seat, phase, mask, decided, c):
     """``ask_nb``'s less frequent paths, one call site there: the house's fixed policy (``house_choice_nb``), the
     choice of a strategy called through its address (``decided`` 0), and the check of the choice ``c`` a built-in
@@ -302,7 +302,7 @@ def ask_other_nb(m, seat, phase, mask, decided, c):
     return c
 
 
-@njit(i8(MP, i8, i8, i8), cache=True)
+@first_use(i8(MP, i8, i8, i8))
 def ask_nb(m, seat, phase, mask):
     """The seat's choice for a decision: its strategy (the house: ``house_choice_nb``). An
     illegal answer ends the game (END_ILLEGAL) and the lowest legal option stands in.
@@ -399,7 +399,7 @@ def ask_focus_nb(m, seat, f):
 
 
 # ----------------------------------------------------------------------------- cards and goals
-@njit(void(MP), cache=True)
+@first_use(void(MP))
 def shuffle_deck_nb(m):
     shuffle_words_nb(m, M_RNG, DECK, m[S_DECK_N])
 
@@ -423,7 +423,7 @@ def take_top_if_nb(m, p, yes):
     return cmov_nb(y, k, -1)
 
 
-@njit(void(MP), cache=True)
+@first_use(void(MP))
 def refill_deck_nb(m):
     """The discard pile shuffled into the empty deck."""
     nd = m[S_DISC_N]
@@ -434,7 +434,7 @@ def refill_deck_nb(m):
     shuffle_deck_nb(m)
 
 
-@njit(i8(MP, i8), cache=True)
+@first_use(i8(MP, i8))
 def draw_card_nb(m, p):
     """Seat ``p`` draws the top card (the discard pile is reshuffled when the deck is empty); -1: none."""
     if m[S_DECK_N] == 0:
@@ -458,7 +458,7 @@ def take_inline_nb(m, p, slot, to_discard):
     return k
 
 
-@njit(i8(MP, i8, i8, i8), cache=True)
+@first_use(i8(MP, i8, i8, i8))
 def take_from_hand_nb(m, p, slot, to_discard):
     """Remove hand slot ``slot`` of seat ``p`` (the last card fills the hole); return its kind."""
     return take_inline_nb(m, p, slot, to_discard)
@@ -469,7 +469,7 @@ def deck_left_nb(m):
     return m[S_DECK_N] + m[S_DISC_N]
 
 
-@njit(i8(MP), cache=True)
+@first_use(i8(MP))
 def most_goals_nb(m):
     """The active player with the most goal cards (ties: more Nobility, then the first in turn order
     from the current player); -1 when nobody is left."""
@@ -490,7 +490,7 @@ def most_goals_nb(m):
     return best
 
 
-@njit(i8(MP, i8), cache=True)
+@first_use(i8(MP, i8))
 def return_goals_nb(m, p):
     """Seat ``p``'s goal cards go back to the players whose duelists they belong to; returns the
     cards nobody in the game owns (the caller places them: ``unowned_goals``)."""
@@ -506,7 +506,7 @@ def return_goals_nb(m, p):
     return g
 
 
-@njit(void(MP, i8), cache=True)
+@first_use(void(MP, i8))
 def set_victor_nb(m, p):
     if m[S_VICTOR] != p:
         m[S_VICTOR_CHANGES] += 1
@@ -516,7 +516,7 @@ def set_victor_nb(m, p):
     emit_nb(m, p, EV_NEW_VICTOR, m[sb(p) + O_DUELIST] if p >= 0 else -1, 0, 0)
 
 
-@njit(void(MP), cache=True)
+@first_use(void(MP))
 def check_end_nb(m):
     """Fewer than two players left ends the game (the last one standing wins)."""
     if m[S_DONE]:
@@ -535,7 +535,7 @@ def check_end_nb(m):
         emit_nb(m, -1, EV_GAME_END, END_NO_PLAYERS, 0, 0)
 
 
-@njit(void(MP, i8), cache=True)
+@first_use(void(MP, i8))
 def remove_player_nb(m, p):
     """Nobility 0 (or a lost Revolution): the player leaves; its hand is discarded, its goal cards go
     back to their owners; a Victor who leaves is replaced by the player with the most goal cards."""
@@ -562,7 +562,7 @@ def remove_player_nb(m, p):
     check_end_nb(m)
 
 
-@njit(void(MP, i8, i8), cache=True)
+@first_use(void(MP, i8, i8))
 def change_nobility_nb(m, p, by):
     if p < 0 or p >= HOUSE or not m[sb(p) + O_IN]:
         return
@@ -586,7 +586,7 @@ def side_of_nb(m, p):
     return -1
 
 
-@njit(void(MP, i8, i8, i8), cache=True)
+@first_use(void(MP, i8, i8, i8))
 def seat_step_nb(m, row, p, src):
     """One step on seat ``p`` (outside a duel, or a step of a player who is not duelling)."""
     op = m[row + P_OP]
@@ -669,7 +669,7 @@ def run_steps_nb(m, start, n, self_seat, target_seat):
                 seat_step_nb(m, row, HOUSE, 0)
 
 
-@njit(void(MP, i8, i8, i8, i8), cache=True)
+@first_use(void(MP, i8, i8, i8, i8))
 def run_duel_steps_nb(m, start, n, self_side, target_side):
     """Duel steps with ``self``/``target`` as duel sides (Akio included: its side has no seat block).
 
@@ -747,7 +747,7 @@ def load_side_inline_nb(m, side, seat, akio, akio_seat):
     m[x + X_LOC] = LOC_ROSE
 
 
-@njit(void(MP, i8, i8, i8, i8), cache=True)
+@first_use(void(MP, i8, i8, i8, i8))
 def load_side_nb(m, side, seat, akio, akio_seat):
     load_side_inline_nb(m, side, seat, akio, akio_seat)
 
@@ -757,7 +757,7 @@ def mod_nb(m, x, st):
     return m[x + X_PMOD + st] + m[x + X_DMOD + st]
 
 
-@njit(void(MP, i8, i8, i8), cache=True)
+@first_use(void(MP, i8, i8, i8))
 def play_duel_card_nb(m, side, spectator_seat, held):
     """One card from a duelist (``spectator_seat`` < 0) or a spectator (which side it helps: asked). ``held``: the
     player's hand slots holding a card it may play in the duel now (duelling cards; a spectator's also action cards
@@ -852,7 +852,7 @@ def collapse_check_nb(m, loser_hint):
     return (1 if c0 else 0) | (2 if c1 else 0)
 
 
-@njit(void(MP, i8), cache=True)
+@first_use(void(MP, i8))
 def end_by_collapse_nb(m, both):
     """Record the duel's end from the collapse bits ``both`` (1: side 0, 2: side 1, 3: both). ``victor_keeps``
     gives a challenge to the Victor (side 1); a Duel of Revolution, where side 1 is Akio, ends with no winner (R6)."""
@@ -868,7 +868,7 @@ def end_by_collapse_nb(m, both):
         m[DUEL0 + D_WINNER_SIDE] = 1 if both == 1 else 0
 
 
-@njit(void(MP), cache=True)
+@first_use(void(MP))
 def fight_nb(m):
     """The phases of a duel whose sides and spectators are loaded; sets D_RESULT and D_WINNER_SIDE."""
     d = DUEL0
@@ -1025,13 +1025,13 @@ def unload_side_inline_nb(m, side):
         m[b + O_FOCUS] = m[b + O_MAXFO]
 
 
-@njit(void(MP, i8), cache=True)
+@first_use(void(MP, i8))
 def unload_side_nb(m, side):
     """Write a duelist's Stamina and Focus back to its seat after the duel (not Akio's)."""
     unload_side_inline_nb(m, side)
 
 
-@njit(void(MP, i8, i8), cache=True)
+@first_use(void(MP, i8, i8))
 def transfer_nb(m, w, l):
     """The winner ``w`` of a duel against ``l``: Nobility, then the loser's goal card (the winner's own
     back first, then the loser's own, then one of the others by the winner's choice, else the
@@ -1094,7 +1094,7 @@ def spectators_nb(m, p, vi, n, cap, tr):
     set_stream_nb(m, M_RNG, s0, s1, s2, s3)
 
 
-@njit(void(MP, i8), cache=True)
+@first_use(void(MP, i8))
 def challenge_nb(m, p):
     """Seat ``p`` challenges the Victor: spectators, the fight, then its consequences."""
     vi = m[S_VICTOR]
@@ -1143,7 +1143,7 @@ def challenge_nb(m, p):
         set_victor_nb(m, p)
 
 
-@njit(void(MP, i8), cache=True)
+@first_use(void(MP, i8))
 def revolution_nb(m, p):
     """The Duel of Revolution of the Victor ``p`` against Akio (R3: played by the highest roll among the
     other players, only the tied players rolling again; the house when none is left). No spectators. Won, the game
@@ -1203,7 +1203,7 @@ def revolution_nb(m, p):
 
 
 # ----------------------------------------------------------------------------- a turn
-@njit(void(MP), cache=True)
+@first_use(void(MP))
 def refill_events_nb(m):
     """T2: the drawn events are "removed from play": an empty event pile stays empty (``used_events =
     "reshuffle"``: the drawn events are shuffled back into it). ``draw_event_nb``; a call, rarely made."""
@@ -1496,7 +1496,7 @@ def turn_nb(m):
 
 
 # ----------------------------------------------------------------------------- setup and the game loop
-@njit(void(MP, i8), cache=True)
+@first_use(void(MP, i8))
 def init_state_nb(m, n_players):
     for i in range(STATE0, STATE_END):
         m[i] = 0
@@ -1525,7 +1525,7 @@ def init_state_nb(m, n_players):
         m[AKIO_HAND + i] = -1
 
 
-@njit(void(MP, i8, i8), cache=True)
+@first_use(void(MP, i8, i8))
 def place_duelist_nb(m, p, dl):
     b = sb(p)
     m[b + O_DUELIST] = dl
@@ -1538,7 +1538,7 @@ def place_duelist_nb(m, p, dl):
     m[b + O_GOALS] = goal_bit_nb(m, dl)
 
 
-@njit(void(MP, i8, i8[::1]), cache=True)
+@first_use(void(MP, i8, i8[::1]))
 def setup_nb(m, n_players, fixed):
     """Preparation: duelists (``fixed[s]`` >= 0 pins seat s's duelist), the Victor, goal cards, the
     shuffled deck and events, 3 cards each, the turn order.
@@ -1625,7 +1625,7 @@ def setup_nb(m, n_players, fixed):
     emit_nb(m, first, EV_FIRST, 0, 0, 0)
 
 
-@njit(void(MP, i8), cache=True)
+@first_use(void(MP, i8))
 def play_turns_nb(m, n):
     """The game loop for at most ``n`` turns (``n`` < 0: until the game ends): the current player's turn, the turn
     count and the next player; a game that reaches the turn cap ends as a timeout. The chunk plays whole games;
@@ -1646,7 +1646,7 @@ def play_turns_nb(m, n):
         played += 1
 
 
-@njit(void(i8[::1], i8, MP, i8[::1]), cache=True)
+@first_use(void(i8[::1], i8, MP, i8[::1]))
 def write_row_nb(r, g, m, sids):
     """One game's record as int64 columns in ``record_dt`` order, into the scratch row ``r`` (``pack_record_nb``
     stores it into the records)."""

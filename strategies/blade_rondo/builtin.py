@@ -57,7 +57,7 @@ SWORDS = (1 << 7) - 1
 _rand_bit_nb = draw_nb
 
 
-@njit(f8(MP), cache=True)
+@on_first_use(f8(MP))
 def _rand_float_nb(m):
     return rand_float_nb(m, M_RNG)
 
@@ -93,7 +93,7 @@ def _action_value_nb(m, seat, aid, params):
             + params[K_PROTECTION] * df + 0.3 * params[K_DAMAGE] * atk_t)
 
 
-@njit(f8(MP, i8, i8, i8, i8, types.CPointer(f8), i8, i8, i8, i8), cache=True)
+@on_first_use(f8(MP, i8, i8, i8, i8, types.CPointer(f8), i8, i8, i8, i8))
 def _card_value_nb(m, seat, ls, cid, t, params, dd, atk0, ol, life):
     """Worth per cost of using card ``cid`` (of type ``t``, neither a Breathing card nor a Response: the caller
     values those) in local slot ``ls`` now (heuristic_nb's PH_ACTION). The arguments after ``params`` are the
@@ -142,7 +142,7 @@ def _card_value_nb(m, seat, ls, cid, t, params, dd, atk0, ol, life):
     return v if cost == 1 else v / per  # v / 1.0 is v exactly: no division for the usual cost
 
 
-@njit(i8(MP, i8, i8, b1), cache=True)
+@on_first_use(i8(MP, i8, i8, b1))
 def _pick_sub_nb(m, seat, mask, highest):
     """The own subordinate (global-slot mask, none bit excluded) with the highest or lowest value. Typed: numba
     compiled one copy per literal ``highest``."""

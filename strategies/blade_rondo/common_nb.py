@@ -59,7 +59,7 @@ def visible_card_nb(m, seat, g):
     return m[sl + L_CARD]
 
 
-@njit(types.UniTuple(i8, 2)(MP, i8), cache=True)
+@on_first_use(types.UniTuple(i8, 2)(MP, i8))
 def damage_context_nb(m, seat):
     """(the opponent's best Defence against a physical attack, the seat's Attack) now: what ``prog_damage_nb``
     reads first; a decision that values several cards works it out once (``prog_damage_at_nb``)."""
@@ -103,7 +103,7 @@ def attack_value_nb(m, row, op, atk, dd, ol, att):
     return x + m[row + P_C] + aura_nb(m, att, AU_MAGIC)
 
 
-@njit(i8(MP, i8, i8, i8, i8, i8, i8), cache=True)
+@on_first_use(i8(MP, i8, i8, i8, i8, i8, i8))
 def prog_damage_at_nb(m, seat, start, n, hand_after, dd, atk):
     """``prog_damage_nb`` with its context (``damage_context_nb``) given."""
     opp = 1 - seat
@@ -134,7 +134,7 @@ def prog_damage_nb(m, seat, start, n, hand_after):
     return prog_damage_at_nb(p, seat, start, n, hand_after, dd, atk)
 
 
-@njit(i8(MP, i8, i8), cache=True)
+@on_first_use(i8(MP, i8, i8))
 def card_cost_now_nb(m, seat, cid):
     """What the card costs now (Response cards: 1; X: the cost left)."""
     if card_nb(m, cid, C_RESP):
@@ -145,7 +145,7 @@ def card_cost_now_nb(m, seat, cid):
     return c if c > 0 else 0
 
 
-@njit(i8(MP, i8, i8, i8, i8, i8), cache=True)
+@on_first_use(i8(MP, i8, i8, i8, i8, i8))
 def card_damage_at_nb(m, seat, cid, hand_after, dd, atk):
     """Damage estimate of using the card now (its effect, plus a Dazzle it may add), with the damage context
     (``damage_context_nb``) given."""
@@ -170,7 +170,7 @@ def sub_value_nb(m, seat, s):
     return (a if a > 2 else 2) * n if n > 0 else 1
 
 
-@njit(types.UniTuple(i8, 4)(MP, i8, i8), cache=True)
+@on_first_use(types.UniTuple(i8, 4)(MP, i8, i8))
 def program_gains_nb(m, start, n):
     """(life gained, permanent Attack, this-turn Attack, Defence) the rows give their user."""
     heal = 0

@@ -23,6 +23,7 @@ from numba import njit
 from numba.extending import intrinsic
 from numba.types import int64 as i8
 
+from simulators.common.numba_compat import first_use
 from simulators.colosseum.effects_nb import (
     ability_damage_hint_nb, card_kind_nb, dice_index_nb, od_damage_hint_nb, od_nb,
 )
@@ -332,7 +333,7 @@ def argmax_step_nb(m, i, v, best, n_best, pick):
     return best, n_best, pick
 
 
-@njit(i8(MACHINE_PTR, i8, i8), cache=True)
+@first_use(i8(MACHINE_PTR, i8, i8))
 def free_move_choice_nb(m, seat, mask):
     """The heuristics' destination for a free move (PHASE_MOVE, R8), both cards revealed: out of the range of
     the opponent's revealed attribute card where it reached the old distance (the move then Hits, R4), then
