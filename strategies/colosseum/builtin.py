@@ -17,6 +17,7 @@ from numba import njit
 from numba.types import float64 as f8
 from numba.types import int64 as i8
 
+from simulators.common.numba_compat import first_use
 from simulators.colosseum.enums import M_RNG, O_HAND, PHASE_MOVE, PHASE_OVERDRIVE, PHASE_PLAY, SEAT0, SEAT_W
 from simulators.common.memory_nb import MACHINE_PTR, as_machine_nb
 from simulators.common.rng_nb import rand_bit_nb, rand_float_nb
@@ -32,6 +33,10 @@ READER_KNOBS = ("prior", "repeat_weight", "ko_bonus")
 READER_PRIOR, READER_REPEAT_WEIGHT, READER_KO_BONUS = range(3)
 NASH_KNOBS = ("iterations", "ko_bonus", "stall")
 NASH_ITERATIONS, NASH_KO_BONUS, NASH_STALL = range(3)
+# their registered defaults (strategies/colosseum/__init__.py); ismcts's opponent model plays the heuristics at these
+GREEDY_DEFAULTS = (0.1, 20.0)
+READER_DEFAULTS = (1.0, 2.0, 20.0)
+NASH_DEFAULTS = (200.0, 20.0, 50.0)
 
 
 @njit(cache=True)
@@ -40,7 +45,7 @@ def random_nb(phase, m, seat, mask, params):
     return rand_bit_nb(as_machine_nb(m), M_RNG, mask)
 
 
-@njit(i8(MACHINE_PTR, i8, i8, i8), cache=True)
+@first_use(i8(MACHINE_PTR, i8, i8, i8))
 def setup_choice_nb(p, phase, seat, mask):
     """The character (uniform), Overdrive (``pick_overdrive_nb``) and free-move destination
     (``free_move_choice_nb``) choices of greedy, reader and nash."""
@@ -137,7 +142,7 @@ def _bit_indices_nb(mask, n):
     return idx, k
 
 
-@njit(f8(f8), cache=True)
+@first_use(f8(f8))
 def _regret_plus_nb(r):
     """Regret matching+: a negative regret is reset to 0."""
     return 0.0 if r < 0 else r

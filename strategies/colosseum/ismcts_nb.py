@@ -46,7 +46,10 @@ from simulators.colosseum.fast_random_nb import random_game_nb
 from simulators.colosseum.rules_nb import _fast_round_nb, allowed_nb, timeout_nb
 from simulators.common.memory_nb import as_machine_nb
 from simulators.common.rng_nb import rand_below_nb, rand_bit_nb, rand_float_nb, splitmix64_nb
-from strategies.colosseum.builtin import equilibrium_rm_nb, setup_choice_nb
+from strategies.colosseum.builtin import (
+    GREEDY_DEFAULTS, GREEDY_KO_BONUS, NASH_DEFAULTS, NASH_ITERATIONS, NASH_KO_BONUS, NASH_STALL, READER_DEFAULTS,
+    READER_KO_BONUS, READER_PRIOR, READER_REPEAT_WEIGHT, equilibrium_rm_nb, setup_choice_nb,
+)
 from strategies.colosseum.common_nb import N_SLOTS, int_decide_nb, sample_nb, standoff_payoff_matrix_nb
 
 ISMCTS_KNOBS = ("playouts", "determinisations", "iterations", "policy", "read", "as_reader", "as_greedy", "as_nash")
@@ -54,6 +57,12 @@ ISMCTS_KNOBS = ("playouts", "determinisations", "iterations", "policy", "read", 
  ISMCTS_AS_GREEDY, ISMCTS_AS_NASH) = range(8)
 _SALT_MODEL = 0x0D_E1_5EED  # the model's tie draws: another derived stream
 _SALT = 0x15_C7_5EED  # the playouts' stream: the game's stream's words mixed with this, never advanced
+# the opponent model plays greedy, reader and nash at their registered defaults (builtin's *_DEFAULTS)
+_GREEDY_KO = int(GREEDY_DEFAULTS[GREEDY_KO_BONUS])
+_READER_KO, _READER_PRIOR, _READER_REPEAT = (int(READER_DEFAULTS[k]) for k in (READER_KO_BONUS, READER_PRIOR,
+                                                                                READER_REPEAT_WEIGHT))
+_NASH_KO, _NASH_STALL = NASH_DEFAULTS[NASH_KO_BONUS], NASH_DEFAULTS[NASH_STALL]
+_NASH_ITERATIONS = int(NASH_DEFAULTS[NASH_ITERATIONS])
 
 
 @njit(cache=True)
@@ -140,15 +149,18 @@ def round_values_nb(p, seat, mask, omask, playouts, dets, policy, V):
 
 
 @njit(cache=True)
-def _model_nb(p, seat, opp, omask, mine, model, wt, q, M, mix):
-    """Adds ``wt`` x the opponent's play under ``model`` (0 greedy without epsilon, 1 reader, 2 nash) to ``q``."""
+def _model_nb(p, opp, omask, mine, model, wt, q, M, mix):
+    """Adds ``wt`` x the opponent's play under ``model`` (0 greedy without epsilon, 1 reader, 2 nash; each at its
+    registered defaults) to ``q``."""
     if model == 2:
-        standoff_payoff_matrix_nb(p, opp, 20.0, 50.0, M)
-        equilibrium_rm_nb(M, omask, mine, 200, mix)
+        standoff_payoff_matrix_nb(p, opp, _NASH_KO, _NASH_STALL, M)
+        equilibrium_rm_nb(M, omask, mine, _NASH_ITERATIONS, mix)
         for j in range(N_SLOTS):
             q[j] += wt * mix[j]
+    elif model == 1:
+        q[int_decide_nb(p, opp, omask, mine, _READER_KO, 1, _READER_PRIOR, _READER_REPEAT)] += wt
     else:
-        q[int_decide_nb(p, opp, omask, mine, 20, model, 1, 2)] += wt
+        q[int_decide_nb(p, opp, omask, mine, _GREEDY_KO, 0, 0, 0)] += wt
 
 
 @njit(cache=True)
@@ -176,11 +188,11 @@ def predict_nb(p, seat, model, wt, q):
         n = p[M_N_ODS]
         for o in range(n):
             p[ob + O_OD] = o
-            _model_nb(p, seat, opp, omask, mine, model, wt / n, q, M, mix)
+            _model_nb(p, opp, omask, mine, model, wt / n, q, M, mix)
     else:
         if p[ob + O_OD_REVEALED] == 0:
             p[ob + O_OD] = 0  # its Overdrive card is not in its hand: a fixed kind stands in, never the hidden one
-        _model_nb(p, seat, opp, omask, mine, model, wt, q, M, mix)
+        _model_nb(p, opp, omask, mine, model, wt, q, M, mix)
     p[ob + O_OD] = od0
     for k in range(4):
         p[M_RNG + k] = keep[k]

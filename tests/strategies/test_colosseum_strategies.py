@@ -32,15 +32,17 @@ def test_expected_strategies_registered():
 
 def test_knob_index_constants_name_the_registered_params():
     """Every built-in reads its knobs by index constants named after them (``builtin.GREEDY_EPSILON``, ...): each
-    constant is the index of its knob in the registered ``param_names``, and every knob has one."""
+    constant is the index of its knob in the registered ``param_names``, and every knob has one. Its registered
+    defaults are ``builtin.GREEDY_DEFAULTS``, ..., which ismcts's opponent model plays."""
     from strategies.colosseum import builtin
 
     for name in ("greedy", "reader", "nash"):
-        knobs = get_strategy("colosseum", name).param_names
+        spec = get_strategy("colosseum", name)
         prefix = name.upper() + "_"
         consts = {k[len(prefix):].lower(): getattr(builtin, k) for k in dir(builtin)
-                  if k.startswith(prefix) and k != prefix + "KNOBS"}
-        assert consts == {knob: i for i, knob in enumerate(knobs)}, name
+                  if k.startswith(prefix) and k not in (prefix + "KNOBS", prefix + "DEFAULTS")}
+        assert consts == {knob: i for i, knob in enumerate(spec.param_names)}, name
+        assert tuple(spec.params.tolist()) == getattr(builtin, prefix + "DEFAULTS"), name
 
 
 def _params(name):
