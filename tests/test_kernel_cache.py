@@ -205,3 +205,35 @@ def test_concurrent_commands_of_every_game(tmp_path):
         results += res
     assert not _function_keyed_indexes(cache)
     assert not _warned(results), "\n\n".join(_warned(results))
+
+
+# ----------------------------------------------------------------------------- the warm start
+_LOADED_HELPERS = """
+import importlib, pkgutil, sys
+from balance.runs import Prepared, RunSpec
+game, strategy = sys.argv[1], sys.argv[2]
+Prepared(RunSpec(game=game, games=1000, seed=1, strategies=[strategy]).normalised()).warm()
+loaded = set()
+for pkg in (f"simulators.{game}", f"strategies.{game}", "simulators.common"):
+    for info in pkgutil.iter_modules(importlib.import_module(pkg).__path__):
+        mod = sys.modules.get(f"{pkg}.{info.name}")
+        for name, fn in vars(mod).items() if mod is not None else ():
+            # a first-use helper (numba_compat.compile_on_first_use) with a compiled or loaded signature
+            if ("get_call_template" in getattr(fn, "__dict__", ()) and fn.overloads
+                    and fn.__module__ == mod.__name__):
+                loaded.add(f"{mod.__name__}.{name}")
+print(sorted(loaded))
+"""
+
+
+@pytest.mark.parametrize("game, strategy", [("colosseum", "greedy"), ("blade_rondo", "greedy"),
+                                            ("rose_duel", "heuristic")])
+def test_a_warm_run_loads_no_typed_helper(game, strategy):
+    """The games' typed rule helpers compile on first use (``numba_compat.first_use``): a run whose chunk kernel
+    comes from the cache carries their code and never loads them one by one (0.1-0.2 s of every start). A helper
+    made eager again (``@njit(sig)``) is not detected here, but one a run's start calls from Python is."""
+    cmd = [sys.executable, "-c", _LOADED_HELPERS, game, strategy]
+    for _ in range(2):  # the first fills the cache if it is cold
+        done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip().splitlines()[-1] == "[]"
