@@ -19,7 +19,7 @@ import pytest
 from numba import njit, types
 
 from simulators.common import numba_compat as nc
-from simulators.common.strategy import STRATEGY_T
+from simulators.common.strategy import STRATEGY_SIG, STRATEGY_T
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -174,6 +174,23 @@ def test_compile_on_first_use():
         return disp((three, three), m, p)
 
     assert caller(m, p) == 6 and list(disp.overloads) == [sig.args]
+
+
+def test_a_first_use_function_passes_as_a_first_class_function():
+    """Passed where a first-class function of its signature is typed (a strategy's signature here), a ``first_use``
+    function compiles that signature and converts, as an eager one would (the games' typed helpers became
+    ``first_use``: one passed as a value must not stop typing its caller)."""
+    def play(phase, m, seat, mask, params):
+        return phase + seat + mask + m[0]
+
+    def call(f, m, p):
+        return f(1, m, 2, 3, p)
+
+    strat = nc.first_use(STRATEGY_SIG)(play)
+    assert len(strat.overloads) == 0
+    m, p = np.full(4, 10, np.int64), np.zeros(1)
+    caller = nc.first_use(types.int64(STRATEGY_T, types.int64[::1], types.float64[::1]))(call)
+    assert caller(strat, m, p) == 16 and list(strat.overloads) == [STRATEGY_SIG.args]
 
 
 def test_is_jit_function():

@@ -241,6 +241,7 @@ def compile_on_first_use(fn, sigs_for):
     names them, for a kernel's call (at typing) and for a call from Python. Between calls compiling is disabled,
     so arguments convert to the compiled signatures as with an eager signature list (a tuple of ``@njit``
     functions to a tuple of first-class functions), and no literal argument makes a specialisation of its own.
+    It converts to a first-class function (``types.FunctionType`` of a named signature) as an eager one does.
     Unlike an eager signature list, a process that never calls it never compiles (or loads) it."""
     disp = njit(cache=True)(fn)
     disp._can_compile = False
@@ -265,8 +266,15 @@ def compile_on_first_use(fn, sigs_for):
         ensure([disp.typeof_pyval(a) for a in args])
         return search(*args, **kws)
 
+    compile_result = disp.get_compile_result
+
+    def get_compile_result(sig):  # a conversion to a first-class function (passed where a FunctionType is typed)
+        ensure(sig.args)
+        return compile_result(sig)
+
     disp.get_call_template = get_call_template
     disp._search_new_conversions = search_new_conversions
+    disp.get_compile_result = get_compile_result
     return disp
 
 
