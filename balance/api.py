@@ -105,6 +105,7 @@ def simulate(game: str, games: int, seed: int = 1, out: str | Path | None = None
                            f"e.g. ['greedy'] or ['greedy', 'random']")
     workers = default_workers() if workers is None else whole_number(workers, "workers")
     out = Path(out) if out else Path("runs") / f"{game}-{time.strftime('%Y%m%d-%H%M%S')}"
+    auto_chunk = chunk_size is None and not resume
     if chunk_size is None:
         chunk_size = auto_chunk_size(whole_number(games, "games"), workers)
         if resume and (out / "manifest.json").exists():
@@ -113,7 +114,7 @@ def simulate(game: str, games: int, seed: int = 1, out: str | Path | None = None
                    strategy_params=list(strategy_params), matchup=list(matchup) if matchup else None,
                    data_dir=str(data_dir) if data_dir else None, overrides=list(overrides),
                    chunk_size=chunk_size, plugins=list(plugins), options=dict(options or {}))
-    run(out, spec, resume=resume, workers=workers, overwrite=overwrite)
+    run(out, spec, resume=resume, workers=workers, overwrite=overwrite, auto_chunk=auto_chunk)
     return Run(out)
 
 

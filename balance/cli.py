@@ -193,7 +193,8 @@ def games(plugin, json_out):
 @click.option("--workers", default=None, type=int,
               help="processes (default: all cores); with --executor dask and no --scheduler: LocalCluster workers")
 @click.option("--chunk-size", default=None, type=int,
-              help="games per chunk file (default: about 16 chunks per worker, 1,000 to 100,000 games)")
+              help="games per chunk file (default: about 16 chunks per worker, 1,000 to 100,000 games; fewer for "
+                   "games over 0.25 ms, at least 0.25 s of work)")
 @click.option("--executor", default=None, type=click.Choice(["local", "dask"]),
               help="local processes (default) or a dask.distributed cluster (pip install '.[dask]')")
 @click.option("--scheduler", default=None, metavar="tcp://HOST:PORT",
@@ -259,7 +260,7 @@ def simulate(ctx, game, n_games, seed, setup, strategy, param, matchup, data, ov
         try:
             man = run(run_dir, spec, resume=resume, workers=workers, progress=progress,
                       log=lambda line: click.echo(line, err=True), executor=executor, scheduler=scheduler,
-                      overwrite=overwrite)
+                      overwrite=overwrite, auto_chunk=chunk_size is None and not resume)
         finally:
             close()
     except KeyboardInterrupt:
@@ -672,7 +673,7 @@ def _bench_end_to_end(game: str, name: str, kernel_rate: float, seconds: float, 
     import subprocess
     import tempfile
 
-    games = max(1000, int(kernel_rate * seconds))
+    games = max(20, int(kernel_rate * seconds))  # a search strategy's 6 s are a few hundred games
     exe = Path(sys.executable).parent / "balance"
     cmd = [str(exe) if exe.exists() else sys.executable, *([] if exe.exists() else ["-m", "balance.cli"])]
     out = []

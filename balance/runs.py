@@ -43,6 +43,7 @@ import datetime as _dt
 import hashlib
 import io
 import json
+import math
 import os
 import signal
 import socket
@@ -51,7 +52,7 @@ import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Callable
@@ -67,6 +68,7 @@ LOCK = ".lock"
 FORMAT = 1
 DEFAULT_CHUNK = 100_000  # games per chunk file, at most (runs of fewer games get smaller chunks: auto_chunk_size)
 MIN_AUTO_CHUNK = 1_000
+MIN_CHUNK_SECONDS = 0.25  # auto_chunk_size: a chunk of slow games holds at least this much work (a file, a manifest entry)
 CHUNKS_PER_WORKER = 16  # auto_chunk_size
 # The run store's limits (README, "The command line"): a manifest lists every finished chunk, so a run has at
 # most MAX_CHUNKS of them (a ~130 MB manifest); the largest run is MAX_GAMES games (then chunks of 10^6 games);
@@ -162,13 +164,19 @@ def check_game_options(game: registry.GameSpec, options: dict) -> None:
         raise BalanceError(f"--set {key}: unknown {game.name} option {key!r}; {takes}")
 
 
-def auto_chunk_size(games: int, workers: int) -> int:
+def auto_chunk_size(games: int, workers: int, seconds_per_game: float = 0.0) -> int:
     """The default chunk size: about CHUNKS_PER_WORKER chunks per worker (a run of 100,000 games still uses every
     core, and the last chunks, which no other worker can share, are a sixteenth of a worker's games: 4 a worker
     left one idle for up to a quarter of the run), at least 1,000 games and at most 100,000 (a progress step, a
-    file), and large enough that a run has at most MAX_CHUNKS chunks. Records never depend on it."""
+    file), and large enough that a run has at most MAX_CHUNKS chunks. Records never depend on it.
+
+    ``seconds_per_game`` (measured by a new run: :func:`_replan`) lowers the 1,000-game floor to MIN_CHUNK_SECONDS
+    of games: a search strategy's 1,000 games (10-100 s) would otherwise be one chunk on one core."""
     games, workers = max(1, int(games)), max(1, int(workers))
-    size = max(MIN_AUTO_CHUNK, min(DEFAULT_CHUNK, games // (CHUNKS_PER_WORKER * workers)))
+    floor = MIN_AUTO_CHUNK
+    if seconds_per_game > 0:
+        floor = max(1, min(MIN_AUTO_CHUNK, math.ceil(MIN_CHUNK_SECONDS / seconds_per_game)))
+    size = max(floor, min(DEFAULT_CHUNK, games // (CHUNKS_PER_WORKER * workers)))
     return max(size, -(-games // MAX_CHUNKS))
 
 
@@ -902,6 +910,33 @@ def check_plan(spec: RunSpec) -> None:
                            f"has at most {MAX_CHUNKS:,}: use --chunk-size {need:,} or more (or leave it out)")
 
 
+def _seconds_per_game(prep: Prepared) -> float:
+    """A rough time a game with the kernels loaded: 1, 2, 4, ... games until 20 ms of work or 64 games."""
+    n = 1
+    while True:
+        t = time.perf_counter()
+        prep.chunk(0, n)
+        took = time.perf_counter() - t
+        if took >= 0.02 or n >= 64:
+            return took / n
+        n *= 2
+
+
+def _replan(spec: RunSpec, man: dict, prep: Prepared, workers: int) -> RunSpec:
+    """A new run's auto chunk size from a few timed games (``auto_chunk_size(seconds_per_game=...)``), before its
+    manifest is first written: only slow games (over MIN_CHUNK_SECONDS / MIN_AUTO_CHUNK, 0.25 ms, a game) change
+    it. The records do not depend on it; the manifest keeps the size, so a resume plans the same chunks."""
+    size = auto_chunk_size(spec.games, workers, _seconds_per_game(prep))
+    if size >= spec.chunk_size:
+        return spec
+    spec = replace(spec, chunk_size=size)
+    prep.spec = spec
+    man["spec"] = asdict(spec)
+    man["chunk_size"] = size
+    man["n_chunks"] = len(_plan(spec))
+    return spec
+
+
 def _new_manifest(spec: RunSpec, prep: Prepared) -> dict:
     from balance.rundata import effective_hash
 
@@ -1111,7 +1146,8 @@ def _verified_done(run_dir: Path, man: dict) -> set[int]:
 
 def run(run_dir: Path, spec: RunSpec | None = None, resume: bool = False, workers: int = 1,
         progress: Callable[[int], None] | None = None, log: Callable[[str], None] | None = None,
-        executor: str = "local", scheduler: str | None = None, overwrite: bool = False) -> dict:
+        executor: str = "local", scheduler: str | None = None, overwrite: bool = False,
+        auto_chunk: bool = False) -> dict:
     """Simulate into ``run_dir`` (new, or resumed); return the final manifest.
 
     ``executor`` is ``local`` (``workers`` processes on this machine; 1 runs in this process) or ``dask``
@@ -1122,6 +1158,8 @@ def run(run_dir: Path, spec: RunSpec | None = None, resume: bool = False, worker
     compiling). Interrupting (KeyboardInterrupt, or any error) keeps every finished chunk.
     ``resume`` with a ``spec``: the spec must equal the run's (else :class:`RunError` naming the setting).
     A new run needs a new or empty folder; ``overwrite`` replaces a previous run there (:data:`RUN_MEMBERS`).
+    ``auto_chunk``: the spec's chunk size is :func:`auto_chunk_size`'s, which a new local run may lower once it
+    has timed a few games (:func:`_replan`).
     """
     if executor not in EXECUTORS:
         raise BalanceError(f"--executor must be one of {', '.join(EXECUTORS)}; got {executor!r}")
@@ -1131,7 +1169,8 @@ def run(run_dir: Path, spec: RunSpec | None = None, resume: bool = False, worker
     created = not run_dir.exists()
     run_dir.mkdir(parents=True, exist_ok=True)
     try:
-        return _run_locked(run_dir, spec, resume, workers, progress, log, executor, scheduler, overwrite)
+        return _run_locked(run_dir, spec, resume, workers, progress, log, executor, scheduler, overwrite,
+                           auto_chunk)
     except BaseException:
         from balance.rundata import remove_unstarted
 
@@ -1147,7 +1186,8 @@ def run(run_dir: Path, spec: RunSpec | None = None, resume: bool = False, worker
         raise
 
 
-def _run_locked(run_dir: Path, spec, resume, workers, progress, log, executor, scheduler, overwrite=False) -> dict:
+def _run_locked(run_dir: Path, spec, resume, workers, progress, log, executor, scheduler, overwrite=False,
+                auto_chunk=False) -> dict:
     with _Lock(run_dir, log):
         # importing a game's strategies compiles them on the first run: a one-line notice when it takes long
         said: dict = {}
@@ -1166,6 +1206,9 @@ def _run_locked(run_dir: Path, spec, resume, workers, progress, log, executor, s
             with notice_if_slow(log, _notice_line(run_dir, spec, said)):
                 warm = prep.warm(encoder=workers > 1 and len(todo) > 1)
             man["timing"]["compile_load_seconds"] = round(max(man["timing"].get("compile_load_seconds", 0.0), warm), 3)
+            if auto_chunk and not resume and not done:
+                spec = _replan(spec, man, prep, workers)
+                todo = _plan(spec).todo(done)
         if progress:
             progress(sum(man["chunks"][str(i)]["games"] for i in done))
         write_manifest(run_dir, man)

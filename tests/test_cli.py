@@ -787,6 +787,29 @@ def test_small_runs_use_every_core(capsys, tmp_path):
     assert run_frame(d).equals(reference_frame(8000, 2))
 
 
+def test_slow_games_get_chunks_by_time(capsys, tmp_path, monkeypatch):
+    """A new run times a few games (``runs._seconds_per_game``): games slower than 0.25 ms get chunks of at least
+    MIN_CHUNK_SECONDS of work instead of 1,000 games (1,000 ismcts games were one chunk on one core). An explicit
+    --chunk-size keeps its size, and the records are the same."""
+    from balance import runs
+
+    assert runs.auto_chunk_size(1000, 2, 0.01) == 31 and runs.auto_chunk_size(100, 2, 0.01) == 25
+    assert runs.auto_chunk_size(1000, 2, 1e-6) == 1000 and runs.auto_chunk_size(10**6, 2, 0.01) == 31_250
+    monkeypatch.setattr(runs, "_seconds_per_game", lambda prep: 0.01)  # as a search strategy's game
+    d = tmp_path / "run"
+    code, _, err = cli(capsys, "simulate", "colosseum", "--games", 1000, "--seed", 2, "--workers", 2, "--out", d)
+    assert code == 0, err
+    man = read_manifest(d)
+    assert man["chunk_size"] == man["spec"]["chunk_size"] == 31 and man["n_chunks"] == 33
+    assert man["timing"]["workers"] == 2
+    assert run_frame(d).equals(reference_frame(1000, 2))
+    e = tmp_path / "explicit"
+    code, _, err = cli(capsys, "simulate", "colosseum", "--games", 1000, "--seed", 2, "--chunk-size", 1000,
+                       "--out", e)
+    assert code == 0, err
+    assert read_manifest(e)["n_chunks"] == 1 and run_frame(e).equals(reference_frame(1000, 2))
+
+
 def test_the_chunk_plan_is_never_a_list():
     import itertools
 
