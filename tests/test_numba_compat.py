@@ -193,6 +193,63 @@ def test_a_first_use_function_passes_as_a_first_class_function():
     assert caller(strat, m, p) == 16 and list(strat.overloads) == [STRATEGY_SIG.args]
 
 
+@njit(inline='always')
+def _inl_leaf(a, k):
+    if a > k:
+        return a - k
+    return a + 2 * k
+
+
+@njit(inline='always')
+def _inl_mid(a):
+    t = 0
+    for k in range(3):
+        t += _inl_leaf(a, k) if a % 2 else -_inl_leaf(a + 1, k)
+    return t
+
+
+def _inl_top(n):
+    s = 0
+    for a in range(n):
+        s += _inl_mid(a) + _inl_leaf(s % 7, a % 5) - _inl_mid(s % 11)
+    return s
+
+
+def test_the_inliners_block_copies_share_one_scope():
+    """``install_inline_copier``: numba's inliner deep-copies each block of an inlined function; with the shim the
+    blocks of one copy share one copy of the scope (copied once per inline, not once per block), and the next copy
+    of the same blocks is a new one. A kernel built from nested inline='always' functions computes what the Python
+    functions do."""
+    from numba.core import inline_closurecall
+    from numba.core.compiler import run_frontend
+
+    assert isinstance(inline_closurecall.copy, nc._OneScopeCopy)
+    fir = run_frontend(_inl_mid.py_func)
+    assert len(fir.blocks) > 2
+    shim = nc._OneScopeCopy()
+    first = [shim.deepcopy(b) for b in fir.blocks.values()]
+    assert len({id(b.scope) for b in first}) == 1 and first[0].scope is not fir.blocks[0].scope
+    again = [shim.deepcopy(b) for b in fir.blocks.values()]
+    assert again[0].scope is not first[0].scope and again[0] is not first[0]
+    plain = [inline_closurecall.copy.deepcopy(b, {}) for b in fir.blocks.values()]  # a memo given: copy's own
+    assert len({id(b.scope) for b in plain}) == len(plain)
+    jitted = njit(_inl_top)
+    for n in (0, 1, 5, 40):
+        def reference(n=n):
+            s = 0
+            for a in range(n):
+                s += _mid_py(a) + _inl_leaf.py_func(s % 7, a % 5) - _mid_py(s % 11)
+            return s
+        assert jitted(n) == reference()
+
+
+def _mid_py(a):
+    t = 0
+    for k in range(3):
+        t += _inl_leaf.py_func(a, k) if a % 2 else -_inl_leaf.py_func(a + 1, k)
+    return t
+
+
 def test_is_jit_function():
     assert nc.is_jit_function(njit(lambda x: x))
     assert not nc.is_jit_function(lambda x: x)
