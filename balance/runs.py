@@ -68,7 +68,7 @@ LOCK = ".lock"
 FORMAT = 1
 DEFAULT_CHUNK = 100_000  # games per chunk file, at most (runs of fewer games get smaller chunks: auto_chunk_size)
 MIN_AUTO_CHUNK = 1_000
-MIN_CHUNK_SECONDS = 0.25  # auto_chunk_size: a chunk of slow games holds at least this much work (a file, a manifest entry)
+MIN_CHUNK_SECONDS = 0.25  # auto_chunk_size: a chunk of slow games holds at least this much work (a file, an entry)
 CHUNKS_PER_WORKER = 16  # auto_chunk_size
 # The run store's limits (README, "The command line"): a manifest lists every finished chunk, so a run has at
 # most MAX_CHUNKS of them (a ~130 MB manifest); the largest run is MAX_GAMES games (then chunks of 10^6 games);
