@@ -42,7 +42,10 @@ from simulators.blade_rondo.enums import (
 )
 from simulators.common.memory_nb import MACHINE_PTR as MP
 from simulators.common.numba_compat import compile_on_first_use as _on_demand
-from simulators.common.seats_nb import block_words, call_nb, install_nb, legal_nb, strategy_address_nb
+from simulators.common.numba_compat import jit_address
+from simulators.common.seats_nb import (
+    block_words, call_nb, install_address_nb, install_rows_nb, legal_nb, strategy_address_nb,
+)
 from simulators.common.rng_nb import popcount_nb, rand_bit16_nb, rand_bit_nb
 from simulators.common.strategy import STRATEGY_T
 from simulators.common.trace_nb import TRACE_W as _TRACE_W
@@ -185,9 +188,17 @@ def solo_hook_nb(typingctx, m, what, fr, opp):
 @on_first_use(void(I8A, ST, F8A, ST, F8A))
 def bind_strategies_nb(machine, s0, p0, s1, p1):
     """Install the two seats' strategies into the machine's call block (``seats_nb.install_nb``), where ``decide_nb``
-    calls them: their params are copied into the machine's params rows (PARAMS_AT, the width of the longer, the
-    shorter padded with 0.0, as every game's rows), so a strategy gets ``(phase, m, seat, mask, params)`` as from a
-    function call. The caller keeps the machine and the functions alive while kernels run on it."""
+    calls them: ``bind_addresses_nb`` with their entry addresses. The caller keeps the machine and the functions
+    alive while kernels run on it."""
+    bind_addresses_nb(machine, jit_address(s0), p0, jit_address(s1), p1)
+
+
+@on_first_use(void(I8A, i8, F8A, i8, F8A))
+def bind_addresses_nb(machine, a0, p0, a1, p1):
+    """The two seats' strategies by the addresses of their compiled entries: their params are copied into the
+    machine's params rows (PARAMS_AT, the width of the longer, the shorter padded with 0.0, as every game's rows),
+    so a strategy gets ``(phase, m, seat, mask, params)`` as from a function call. The planner binds its quiet
+    policy this way (``M_QUIET_FN``), so that it holds no function value and is cached."""
     w = max(p0.size, p1.size, 1)
     if w > PARAMS_MAX:
         raise ValueError("a Blade Rondo strategy takes at most 32 params")
@@ -195,7 +206,9 @@ def bind_strategies_nb(machine, s0, p0, s1, p1):
     for k in range(w):
         rows[0, k] = p0[k] if k < p0.size else 0.0
         rows[1, k] = p1[k] if k < p1.size else 0.0
-    install_nb(machine, CALL_AT, (s0, s1), rows)
+    install_rows_nb(machine, CALL_AT, rows)
+    install_address_nb(machine, CALL_AT, 0, a0, rows)
+    install_address_nb(machine, CALL_AT, 1, a1, rows)
     # the built-in random strategy (its compiled entry's address, M_RANDOM_FN): decide_nb draws for it inline
     rnd = machine[M_RANDOM_FN]
     for s in range(2):

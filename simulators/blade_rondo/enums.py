@@ -222,8 +222,12 @@ M_RANDOM_FN = INLINE_AT + 2  # the built-in random strategy's entry address (gam
 # ``effects_nb.solo_hook_nb`` calls for the solo rules inside an action, so that the two-player kernels never
 # compile them; ``what``: the scripted seat's or the amulets' answers, or the Idea's Set Area trigger
 M_SOLO_FN = M_RANDOM_FN + 1
+# the planner's quiet policy's entry address (game.new_machine; strategies.blade_rondo.builtin.quiet_nb), which the
+# planner binds in its copy of the state by address: holding the function value would stop numba caching it
+M_QUIET_FN = M_SOLO_FN + 1
 HOOK_ANSWERS, HOOK_SET_TRIGGERS = 0, 1
 STRAT_END = CALL_AT + 16  # (the tables' offsets as before the call block: measured, a shift cost Maria ~3%)
+assert M_QUIET_FN < STRAT_END
 
 # --- tables
 RULES_AT = STRAT_END

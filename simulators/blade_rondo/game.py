@@ -819,6 +819,7 @@ def new_machine(tables: Tables, settings: dict | None = None, trace_rows: int = 
     m[E.M_SCRIPT_AT] = size
     m[E.M_TRACE_AT] = size + script_rows * 3
     m[E.M_TRACE_CAP] = trace_rows
+    m[E.M_QUIET_FN] = quiet_fn_word()
     return m
 
 
@@ -833,13 +834,22 @@ def random_fn_word() -> int:
     installs for a seat playing it), so that ``effects_nb.decide_nb`` draws for such a seat inline (the same draw
     from the same stream, without the call through the address); 0 when the strategies are not loaded (the
     registry imports them; the game never does)."""
+    return _builtin_entry("random_nb")
+
+
+def quiet_fn_word() -> int:
+    """``E.M_QUIET_FN``: the address of the planner's quiet policy's compiled entry, which the planner binds in
+    its copy of the state (``effects_nb.bind_addresses_nb``); 0 when the strategies are not loaded."""
+    return _builtin_entry("quiet_nb")
+
+
+def _builtin_entry(name: str) -> int:
     import sys
 
     from simulators.common.numba_compat import entry_address
 
-    builtin = sys.modules.get("strategies.blade_rondo.builtin")
-    rnd = getattr(builtin, "random_nb", None)
-    return 0 if rnd is None else entry_address(rnd)
+    fn = getattr(sys.modules.get("strategies.blade_rondo.builtin"), name, None)
+    return 0 if fn is None else entry_address(fn)
 
 
 def simulate_chunk(tables: Tables, settings: dict, start: int, count: int, key: np.ndarray, strategies, params,

@@ -62,16 +62,28 @@ def install_nb(machine, at, strats, params):
     """Write the call block at ``at`` of ``machine`` (an int64 C array): its length, ``params``' row width, and per
     seat ``s`` < ``len(strats)`` the entry address of ``strats[s]`` and of ``params[s]``. Raises ``ValueError`` for
     a strategy without a compiled entry (a ``cfunc``: it could not be called as numba calls functions)."""
-    machine[at + B_M_N] = machine.size
-    w = params.shape[1]
-    machine[at + B_PAR_W] = w
-    base = params.ctypes.data
+    install_rows_nb(machine, at, params)
     for s in range(len(strats)):
-        a = jit_address(strats[s])
-        if a == 0:
-            raise ValueError("a strategy must be a numba @njit function (it has no compiled entry)")
-        machine[at + B_SEAT0 + 2 * s + B_FN] = a
-        machine[at + B_SEAT0 + 2 * s + B_PAR] = base + s * w * 8
+        install_address_nb(machine, at, s, jit_address(strats[s]), params)
+
+
+@njit(cache=True, inline='always')
+def install_rows_nb(machine, at, params):
+    """The call block's length and params row width (``install_nb``; then ``install_address_nb`` per seat)."""
+    machine[at + B_M_N] = machine.size
+    machine[at + B_PAR_W] = params.shape[1]
+
+
+@njit(cache=True, inline='always')
+def install_address_nb(machine, at, s, a, params):
+    """Seat ``s``'s strategy by the address of its compiled entry ``a`` (``jit_address``, or ``entry_address`` from
+    Python), and its params row ``params[s]``: for a kernel that must not hold a function value (one in a cached
+    body would be an address of the process that compiled it)."""
+    if a == 0:
+        raise ValueError("a strategy must be a numba @njit function (it has no compiled entry)")
+    w = params.shape[1]
+    machine[at + B_SEAT0 + 2 * s + B_FN] = a
+    machine[at + B_SEAT0 + 2 * s + B_PAR] = params.ctypes.data + s * w * 8
 
 
 @njit(cache=True, inline='always')

@@ -18,13 +18,14 @@ from numba.types import float64 as f8
 from numba.types import int64 as i8
 
 from simulators.blade_rondo.effects_nb import (
-    _f8_pointer, bind_strategies_nb, card_nb, draw_nb, eff_defence_nb, lowest_bit_nb, on_first_use, remaining_nb,
+    _f8_pointer, bind_addresses_nb, card_nb, draw_nb, eff_defence_nb, lowest_bit_nb, on_first_use, remaining_nb,
     sub_nb,
 )
 from simulators.blade_rondo.enums import (
     A_PROG, A_PROG_N, A_WIDTH, ACTIONS_AT, BIT_END, C_GAINS, C_RESP, C_SELF_DMG, C_SUMMON, C_TYPE,
     DO_MAY_DISCARD_BREATH, DO_MAY_DISCARD_SUB, DO_PAY_EXTRA, DO_RETURN_SUB, DO_SUB_ACTS, F_CARD, F_KIND, F_SUB, FRAMES,
-    GAIN_BIAS, GBIT_NONE, L_CARD, L_SUB, L_ZONE, M_RNG, M_SCRIPT_N, M_TRACE_CAP, O_ATK, O_DEF, O_DOWN, O_DUP, O_HAND,
+    GAIN_BIAS, GBIT_NONE, L_CARD, L_SUB, L_ZONE, M_QUIET_FN, M_RNG, M_SCRIPT_N, M_TRACE_CAP, O_ATK, O_DEF, O_DOWN, O_DUP,
+    O_HAND,
     O_HANDMASK, O_LIFE, O_MEMO, O_SUBS, O_VOLT, N_IDS, PH_ACTION, PH_AMULET, PH_BAN, PH_COIN_PLACE, PH_COIN_RETURN,
     PH_HAND, PH_IDEA_ACTION, PH_KEEP, PH_LIST_PICK, PH_MODE, PH_OPTION, PH_PAY, PH_PHOS, PH_REMOVE, PH_RESPOND,
     PH_REVEALED, PH_REWARD, PH_SET_CARD, PH_SUB, PH_X, R_BAN, R_HAND, R_PARAM_CAP, R_PREPS, RULES_AT, S_ACTIVE, S_CTX_B,
@@ -39,7 +40,6 @@ from simulators.blade_rondo.rules_nb import action_mask_nb, use_card_nb
 from simulators.common.memory_nb import MACHINE_PTR as MP
 from simulators.common.memory_nb import as_machine_nb
 from simulators.common.rng_nb import popcount_nb, rand_below_nb, rand_float_nb
-from simulators.common.strategy import STRATEGY_T
 from strategies.blade_rondo.common_nb import (
     answered_damage_nb, card_cost_now_nb, card_damage_at_nb, damage_context_nb, prog_damage_nb, program_gains_nb,
     response_effects_nb, static_score_nb, sub_value_nb, visible_card_nb,
@@ -611,12 +611,19 @@ def _evaluate_nb(m, seat, params, opp_life0, own_life0):
     return v
 
 
-@on_first_use(i8(i8, i8[::1], i8, i8, f8[::1], STRATEGY_T))
-def _planner_core_nb(phase, m, seat, mask, params, quiet):
-    """``planner_nb`` with the copy's policy ``quiet`` (``quiet_nb``) given as an argument: a function value
-    in its body would be a process's address, which numba cannot cache ("uses dynamic globals"), so the
-    whole planner was compiled again in every process and warned about it at every run (a new process's first
-    planner game: ~3.3 CPU s before, ~1 s now, measured with the rest of the engine already loaded)."""
+@njit(cache=True)
+def planner_nb(phase, m, seat, mask, params):
+    """One-ply lookahead over the turn: every affordable set of the usable cards (Protection last with
+    what is left, or not at all) is played on a copy of the state, in a fixed order (Pulse, Heating,
+    then the others), with the opponent's hand and face-down cards removed from the copy (it cannot
+    see them); the set with the best evaluation gives the first card to use now. Other decisions:
+    heuristic_nb with greedy's knobs. params: PLANNER_KNOBS (epsilon, then the weights of the opponent's life
+    lost, own life lost, Attack, Defence, face-down cards, subordinates, Voltage; read as params[PL_<KNOB>]).
+
+    The copy's decisions are ``quiet_nb``'s, bound by the address the machine holds (``M_QUIET_FN``, written by
+    ``game.new_machine``): ``quiet_nb`` as a function value here would be an address of the process that
+    compiled it, which numba cannot cache, and a wrapper holding it linked and finalised the whole planner again
+    in every process (1.4 s of every planner run's start)."""
     p = as_machine_nb(m)
     if params[PL_EPSILON] > 0.0 and _rand_float_nb(p) < params[PL_EPSILON]:
         return _rand_bit_nb(p, mask)
@@ -658,7 +665,10 @@ def _planner_core_nb(phase, m, seat, mask, params, quiet):
             w[ob + (O_DOWN if z == Z_DOWN else O_HAND)] &= ~(1 << ls)
     saved = work[STATE0:SOLO_END].copy()  # the solo block too (Maria's lists, the Idea's marks)
     pz = np.zeros(1)
-    bind_strategies_nb(work, quiet, pz, quiet, pz)  # the copy's decisions: the quiet policy
+    quiet = p[M_QUIET_FN]
+    if quiet == 0:
+        raise ValueError("the planner needs the machine's M_QUIET_FN (blade_rondo game.new_machine writes it)")
+    bind_addresses_nb(work, quiet, pz, quiet, pz)  # the copy's decisions: the quiet policy
     opp_life0 = w[ob + O_LIFE]
     own_life0 = w[SEAT0 + seat * SEAT_W + O_LIFE]
     best_first = BIT_END
@@ -696,18 +706,6 @@ def _planner_core_nb(phase, m, seat, mask, params, quiet):
     if (mask >> best_first) & 1 == 0:
         return BIT_END
     return best_first
-
-
-@njit  # not cache=True: it holds quiet_nb as a function value (an address of this process); a small compile
-def planner_nb(phase, m, seat, mask, params):
-    """One-ply lookahead over the turn: every affordable set of the usable cards (Protection last with
-    what is left, or not at all) is played on a copy of the state, in a fixed order (Pulse, Heating,
-    then the others), with the opponent's hand and face-down cards removed from the copy (it cannot
-    see them); the set with the best evaluation gives the first card to use now. Other decisions:
-    heuristic_nb with greedy's knobs. params: PLANNER_KNOBS (epsilon, then the weights of the opponent's life
-    lost, own life lost, Attack, Defence, face-down cards, subordinates, Voltage; read as params[PL_<KNOB>]).
-    The work is ``_planner_core_nb`` (cached)."""
-    return _planner_core_nb(phase, m, seat, mask, params, quiet_nb)
 
 
 GREEDY = np.array(_GREEDY)

@@ -351,7 +351,8 @@ def search_nb(m, seat, mask, playouts, dets, policy, explore, eps, greedy, W, N)
 @on_first_use(i8(i8, i8[::1], i8, i8, f8[::1], STRATEGY_T))
 def _ismcts_core_nb(phase, m, seat, mask, params, greedy):
     """``ismcts_nb`` with the greedy playout policy's strategy ``greedy`` as an argument (a function value in a
-    cached body would be a process's address: the planner's reason, ``builtin._planner_core_nb``)."""
+    cached body would be a process's address; the planner instead binds its quiet policy by the address word
+    ``M_QUIET_FN``, which would spare this wrapper's compile too)."""
     if phase != PH_ACTION or mask & (mask - 1) == 0:
         g = np.empty(len(_GREEDY))
         for k in range(len(_GREEDY)):
