@@ -820,7 +820,6 @@ def new_machine(tables: Tables, settings: dict | None = None, trace_rows: int = 
     m[E.M_TRACE_AT] = size + script_rows * 3
     m[E.M_TRACE_CAP] = trace_rows
     m[E.M_QUIET_FN] = quiet_fn_word()
-    m[E.M_GREEDY_FN] = _builtin_entry("heuristic_nb")
     return m
 
 

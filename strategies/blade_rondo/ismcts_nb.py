@@ -61,7 +61,6 @@ from simulators.blade_rondo.enums import (
     INLINE_AT,
     L_CARD,
     L_ZONE,
-    M_GREEDY_FN,
     M_RANDOM_FN,
     M_RNG,
     M_TRACE_CAP,
@@ -103,7 +102,8 @@ from simulators.blade_rondo.rules_nb import action_mask_nb, end_turn_nb, play_tu
 from simulators.common.memory_nb import MACHINE_PTR as MP
 from simulators.common.memory_nb import as_machine_nb
 from simulators.common.rng_nb import popcount_nb, rand_below_nb, splitmix64_nb
-from simulators.common.seats_nb import install_address_nb, install_rows_nb
+from simulators.common.seats_nb import install_nb
+from simulators.common.strategy import STRATEGY_T
 from strategies.blade_rondo.builtin import _GREEDY, K_EPSILON, _pick_step_nb, heuristic_nb
 from strategies.blade_rondo.common_nb import visible_card_nb
 
@@ -270,12 +270,11 @@ def determinise_nb(p, seat, pool, tmp):
     p[ob + O_DUP] = dup
 
 
-@on_first_use(i8(i8[::1], i8, i8, i8, i8, i8, f8, f8, i8, f8[::1], i8[::1]))
+@on_first_use(i8(i8[::1], i8, i8, i8, i8, i8, f8, f8, STRATEGY_T, f8[::1], i8[::1]))
 def search_nb(m, seat, mask, playouts, dets, policy, explore, eps, greedy, W, N):
     """The flat UCB search of an action decision (module docstring): ``W[c]``, ``N[c]`` the points and playouts of
-    choice ``c`` (a bit of ``mask``). ``greedy``: the entry address of the greedy playout policy's strategy
-    (``heuristic_nb``: the machine's ``M_GREEDY_FN``), used when ``policy`` is not 0. The machine is left exactly
-    as it was. Returns the playouts played."""
+    choice ``c`` (a bit of ``mask``). ``greedy``: the greedy playout policy's strategy (``heuristic_nb``), used when
+    ``policy`` is not 0. The machine is left exactly as it was. Returns the playouts played."""
     p = as_machine_nb(m)
     keep = np.empty(STATE_END, np.int64)
     for w in range(STATE_END):
@@ -309,9 +308,7 @@ def search_nb(m, seat, mask, playouts, dets, policy, explore, eps, greedy, W, N)
             for k in range(len(_GREEDY)):
                 rows[s, k] = _GREEDY[k]
             rows[s, K_EPSILON] = eps
-        install_rows_nb(m, CALL_AT, rows)
-        install_address_nb(m, CALL_AT, 0, greedy, rows)
-        install_address_nb(m, CALL_AT, 1, greedy, rows)
+        install_nb(m, CALL_AT, (greedy, greedy), rows)
         p[INLINE_AT] = 0
         p[INLINE_AT + 1] = 0
     for c in range(N_CHOICES):
@@ -351,20 +348,16 @@ def search_nb(m, seat, mask, playouts, dets, policy, explore, eps, greedy, W, N)
     return playouts
 
 
-@njit(cache=True)
-def ismcts_nb(phase, m, seat, mask, params):
-    """The search's action decision (module docstring); every other decision is greedy's. params: ISMCTS_KNOBS
-    (read as params[IS_<KNOB>]). The greedy playouts install the heuristic by the address the machine holds
-    (``M_GREEDY_FN``): the function as a value here would be an address of the process that compiled it, which
-    numba cannot cache, and a wrapper holding it re-finalised the whole search in every process."""
+@on_first_use(i8(i8, i8[::1], i8, i8, f8[::1], STRATEGY_T))
+def _ismcts_core_nb(phase, m, seat, mask, params, greedy):
+    """``ismcts_nb`` with the greedy playout policy's strategy ``greedy`` as an argument (a function value in a
+    cached body would be a process's address; the planner instead binds its quiet policy by the address word
+    ``M_QUIET_FN``, which would spare this wrapper's compile too)."""
     if phase != PH_ACTION or mask & (mask - 1) == 0:
         g = np.empty(len(_GREEDY))
         for k in range(len(_GREEDY)):
             g[k] = _GREEDY[k]
         return heuristic_nb(phase, m, seat, mask, g)
-    greedy = m[M_GREEDY_FN]
-    if greedy == 0 and int(params[IS_POLICY]) != 0:
-        raise ValueError("ismcts's greedy playouts need the machine's M_GREEDY_FN (blade_rondo game.new_machine)")
     W = np.zeros(N_CHOICES)
     N = np.zeros(N_CHOICES, np.int64)
     search_nb(m, seat, mask, max(int(params[IS_PLAYOUTS]), 1), max(int(params[IS_DETERMINISATIONS]), 1),
@@ -380,6 +373,13 @@ def ismcts_nb(phase, m, seat, mask, params):
     return best
 
 
+@njit  # not cache=True: it holds heuristic_nb as a function value (an address of this process); a small compile
+def ismcts_nb(phase, m, seat, mask, params):
+    """Flat UCB over the action decision's choices on sampled hidden cards (module docstring); the other decisions
+    greedy's. params: ISMCTS_KNOBS (read as params[IS_<KNOB>]). The work is ``_ismcts_core_nb`` (cached)."""
+    return _ismcts_core_nb(phase, m, seat, mask, params, heuristic_nb)
+
+
 def bench_playouts(tables, settings: dict, seconds: float = 2.0) -> tuple[int, float]:
     """Playouts in about ``seconds`` of this thread's CPU time: ``search_nb`` with random playouts (policy 0: the
     engine's random game from the sampled position), 256 a decision, 8 samples, on action decisions reached by random
@@ -390,14 +390,13 @@ def bench_playouts(tables, settings: dict, seconds: float = 2.0) -> tuple[int, f
     W = np.zeros(N_CHOICES)
     N = np.zeros(N_CHOICES, np.int64)
     m0, s0, k0 = states[0]
-    greedy = int(m0[M_GREEDY_FN])
-    search_nb(m0.copy(), s0, k0, 4, 2, 0, 1.0, 0.0, greedy, W, N)  # compiled before the timing
+    search_nb(m0.copy(), s0, k0, 4, 2, 0, 1.0, 0.0, heuristic_nb, W, N)  # compiled before the timing
     n = 0
     k = 0
     t = time.thread_time()
     while time.thread_time() - t < seconds:
         m, seat, mask = states[k % len(states)]
-        n += search_nb(m, seat, mask, 256, 8, 0, 1.0, 0.0, greedy, W, N)
+        n += search_nb(m, seat, mask, 256, 8, 0, 1.0, 0.0, heuristic_nb, W, N)
         k += 1
     return n, time.thread_time() - t
 
