@@ -42,7 +42,7 @@ from simulators.blade_rondo.enums import (
 )
 from simulators.common.memory_nb import MACHINE_PTR as MP
 from simulators.common.numba_compat import compile_on_first_use as _on_demand
-from simulators.common.numba_compat import jit_address
+from simulators.common.numba_compat import first_use, jit_address
 from simulators.common.seats_nb import (
     block_words, call_nb, install_address_nb, install_rows_nb, legal_nb, strategy_address_nb,
 )
@@ -70,11 +70,9 @@ def on_machine(sig, view_sig):
     return lambda fn: _on_demand(fn, pick)
 
 
-def on_first_use(sig):
-    """``@njit(sig, cache=True)`` compiled on the first call instead of at import (``_on_demand``): every typed
-    helper of the game. A run whose chunk kernel comes from the cache then never loads them (they are linked into
-    it): 0.2 s less of every start (docs/performance.md)."""
-    return lambda fn: _on_demand(fn, lambda arg_types: (sig,))
+# every typed helper of the game: compiled on the first call instead of at import, so a run whose chunk kernel comes
+# from the cache never loads them (they are linked into it): 0.2 s less of every start (docs/performance.md)
+on_first_use = first_use
 
 
 # ----------------------------------------------------------------------------- table access
