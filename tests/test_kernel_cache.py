@@ -239,20 +239,24 @@ def test_a_warm_run_loads_no_typed_helper(game, strategy):
     assert done.stdout.strip().splitlines()[-1] == "[]"
 
 
-_PLANNER_HITS = """
+_STRATEGY_HITS = """
+import sys
+from balance.registry import get_strategy
 from balance.runs import Prepared, RunSpec
 from simulators.common.numba_compat import cache_hits
-from strategies.blade_rondo.builtin import planner_nb
-Prepared(RunSpec(game="blade_rondo", games=10, seed=1, strategies=["planner"]).normalised()).warm()
-print(cache_hits(planner_nb), len(planner_nb.overloads))
+Prepared(RunSpec(game="blade_rondo", games=10, seed=1, strategies=[sys.argv[1]]).normalised()).warm()
+fn = get_strategy("blade_rondo", sys.argv[1]).fn
+print(cache_hits(fn), len(fn.overloads))
 """
 
 
-def test_the_planner_comes_from_the_cache():
-    """Blade Rondo's planner binds its quiet policy by the address the machine holds (``M_QUIET_FN``), not as a
-    function value, so numba caches it: a new process loads it instead of compiling a wrapper that linked and
-    finalised the whole planner again (1.4 s of every planner run's start)."""
-    cmd = [sys.executable, "-c", _PLANNER_HITS]
+@pytest.mark.parametrize("strategy", ["planner", "ismcts"])
+def test_blade_rondos_planner_and_search_come_from_the_cache(strategy):
+    """Blade Rondo's planner and ismcts install their inner policies (quiet, greedy) by the addresses the machine
+    holds (``M_QUIET_FN``, ``M_GREEDY_FN``), not as function values, so numba caches them: a new process loads
+    them instead of compiling a wrapper that linked and finalised the whole strategy again (1.4-1.7 s of every
+    such run's start)."""
+    cmd = [sys.executable, "-c", _STRATEGY_HITS, strategy]
     for _ in range(2):  # the first fills the cache if it is cold
         done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
         assert done.returncode == 0, done.stderr[-2000:]

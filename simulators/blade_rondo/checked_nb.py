@@ -203,9 +203,11 @@ def checked_chunk_nb():
 
 def run_checked(tables, settings, start, count, key, strategies, params) -> np.ndarray:
     """Play games under the checks; rows (violation code, turn, winner, end reason, turns played)."""
-    from simulators.blade_rondo.game import new_machine
+    from simulators.blade_rondo.game import new_machine, seat_words
 
     out = np.zeros((count, 5), np.int64)
-    checked_chunk_nb()(new_machine(tables, settings), np.int64(start), np.int64(count), key,
+    m = new_machine(tables, settings)
+    seat_words(m, (strategies[0].fn, strategies[1].fn))
+    checked_chunk_nb()(m, np.int64(start), np.int64(count), key,
                        strategies[0].fn, params[0], strategies[1].fn, params[1], out)
     return out

@@ -470,7 +470,7 @@ def simulate_chunk(tables, settings: dict, start: int, count: int, key: np.ndarr
     else:
         out[...] = 0
     m = machine if machine is not None else new_machine(tables, settings)
-    m[E.M_RANDOM_FN] = G.random_fn_word()
+    G.seat_words(m, (strategies[0].fn, strategies[1].fn))
     m[E.M_SOLO_FN] = solo_hook_address()
     kern = maria_chunk_nb() if tables.mode == MARIA else campaign_chunk_nb()
     kern(m, np.int64(start), np.int64(count), key, strategies[0].fn, params[0], strategies[1].fn, params[1],

@@ -61,7 +61,7 @@ from simulators.blade_rondo.enums import (
     INLINE_AT,
     L_CARD,
     L_ZONE,
-    M_RANDOM_FN,
+    M_GREEDY_FN,
     M_RNG,
     M_TRACE_CAP,
     MASKT,
@@ -102,8 +102,7 @@ from simulators.blade_rondo.rules_nb import action_mask_nb, end_turn_nb, play_tu
 from simulators.common.memory_nb import MACHINE_PTR as MP
 from simulators.common.memory_nb import as_machine_nb
 from simulators.common.rng_nb import popcount_nb, rand_below_nb, splitmix64_nb
-from simulators.common.seats_nb import install_nb
-from simulators.common.strategy import STRATEGY_T
+from simulators.common.seats_nb import install_address_nb, install_rows_nb
 from strategies.blade_rondo.builtin import _GREEDY, K_EPSILON, _pick_step_nb, heuristic_nb
 from strategies.blade_rondo.common_nb import visible_card_nb
 
@@ -270,11 +269,12 @@ def determinise_nb(p, seat, pool, tmp):
     p[ob + O_DUP] = dup
 
 
-@on_first_use(i8(i8[::1], i8, i8, i8, i8, i8, f8, f8, STRATEGY_T, f8[::1], i8[::1]))
+@on_first_use(i8(i8[::1], i8, i8, i8, i8, i8, f8, f8, i8, f8[::1], i8[::1]))
 def search_nb(m, seat, mask, playouts, dets, policy, explore, eps, greedy, W, N):
     """The flat UCB search of an action decision (module docstring): ``W[c]``, ``N[c]`` the points and playouts of
-    choice ``c`` (a bit of ``mask``). ``greedy``: the greedy playout policy's strategy (``heuristic_nb``), used when
-    ``policy`` is not 0. The machine is left exactly as it was. Returns the playouts played."""
+    choice ``c`` (a bit of ``mask``). ``greedy``: the entry address of the greedy playout policy's strategy
+    (``heuristic_nb``: the machine's ``M_GREEDY_FN``), used when ``policy`` is not 0. The machine is left exactly
+    as it was. Returns the playouts played."""
     p = as_machine_nb(m)
     keep = np.empty(STATE_END, np.int64)
     for w in range(STATE_END):
@@ -308,7 +308,9 @@ def search_nb(m, seat, mask, playouts, dets, policy, explore, eps, greedy, W, N)
             for k in range(len(_GREEDY)):
                 rows[s, k] = _GREEDY[k]
             rows[s, K_EPSILON] = eps
-        install_nb(m, CALL_AT, (greedy, greedy), rows)
+        install_rows_nb(m, CALL_AT, rows)
+        install_address_nb(m, CALL_AT, 0, greedy, rows)
+        install_address_nb(m, CALL_AT, 1, greedy, rows)
         p[INLINE_AT] = 0
         p[INLINE_AT + 1] = 0
     for c in range(N_CHOICES):
@@ -348,16 +350,21 @@ def search_nb(m, seat, mask, playouts, dets, policy, explore, eps, greedy, W, N)
     return playouts
 
 
-@on_first_use(i8(i8, i8[::1], i8, i8, f8[::1], STRATEGY_T))
-def _ismcts_core_nb(phase, m, seat, mask, params, greedy):
-    """``ismcts_nb`` with the greedy playout policy's strategy ``greedy`` as an argument (a function value in a
-    cached body would be a process's address; the planner instead binds its quiet policy by the address word
-    ``M_QUIET_FN``, which would spare this wrapper's compile too)."""
+@njit(cache=True)
+def ismcts_nb(phase, m, seat, mask, params):
+    """The search's action decision (module docstring); every other decision is greedy's. params: ISMCTS_KNOBS
+    (read as params[IS_<KNOB>]). The greedy playouts install the heuristic by the address the machine holds
+    (``M_GREEDY_FN``, written by ``game.seat_words`` for a run seating this strategy: ``address_words`` below):
+    the function as a value here would be an address of the process that compiled it, which numba cannot cache,
+    and a wrapper holding it re-finalised the whole search in every process."""
     if phase != PH_ACTION or mask & (mask - 1) == 0:
         g = np.empty(len(_GREEDY))
         for k in range(len(_GREEDY)):
             g[k] = _GREEDY[k]
         return heuristic_nb(phase, m, seat, mask, g)
+    greedy = m[M_GREEDY_FN]
+    if greedy == 0 and int(params[IS_POLICY]) != 0:
+        raise ValueError("ismcts's greedy playouts need the machine's M_GREEDY_FN (blade_rondo game.seat_words)")
     W = np.zeros(N_CHOICES)
     N = np.zeros(N_CHOICES, np.int64)
     search_nb(m, seat, mask, max(int(params[IS_PLAYOUTS]), 1), max(int(params[IS_DETERMINISATIONS]), 1),
@@ -373,11 +380,7 @@ def _ismcts_core_nb(phase, m, seat, mask, params, greedy):
     return best
 
 
-@njit  # not cache=True: it holds heuristic_nb as a function value (an address of this process); a small compile
-def ismcts_nb(phase, m, seat, mask, params):
-    """Flat UCB over the action decision's choices on sampled hidden cards (module docstring); the other decisions
-    greedy's. params: ISMCTS_KNOBS (read as params[IS_<KNOB>]). The work is ``_ismcts_core_nb`` (cached)."""
-    return _ismcts_core_nb(phase, m, seat, mask, params, heuristic_nb)
+ismcts_nb.address_words = {M_GREEDY_FN: "heuristic_nb"}  # the words game.seat_words writes for it
 
 
 def bench_playouts(tables, settings: dict, seconds: float = 2.0) -> tuple[int, float]:
@@ -390,13 +393,14 @@ def bench_playouts(tables, settings: dict, seconds: float = 2.0) -> tuple[int, f
     W = np.zeros(N_CHOICES)
     N = np.zeros(N_CHOICES, np.int64)
     m0, s0, k0 = states[0]
-    search_nb(m0.copy(), s0, k0, 4, 2, 0, 1.0, 0.0, heuristic_nb, W, N)  # compiled before the timing
+    greedy = 0  # policy 0: random playouts, no greedy heuristic
+    search_nb(m0.copy(), s0, k0, 4, 2, 0, 1.0, 0.0, greedy, W, N)  # compiled before the timing
     n = 0
     k = 0
     t = time.thread_time()
     while time.thread_time() - t < seconds:
         m, seat, mask = states[k % len(states)]
-        n += search_nb(m, seat, mask, 256, 8, 0, 1.0, 0.0, heuristic_nb, W, N)
+        n += search_nb(m, seat, mask, 256, 8, 0, 1.0, 0.0, greedy, W, N)
         k += 1
     return n, time.thread_time() - t
 
@@ -405,7 +409,7 @@ def played_states(tables, settings: dict, n_games: int, max_turns: int, seed: in
     """Action decisions with several choices reached by random play (machine copies, seat, mask): positions for the
     bench and the tests, through the step kernel. ``strategies``: ((fn, params), (fn, params)) of the two seats
     instead of random (for the draft: the setup is theirs)."""
-    from simulators.blade_rondo.game import new_machine, random_fn_word
+    from simulators.blade_rondo.game import new_machine, seat_words
     from simulators.blade_rondo.rules_nb import (
         STEP_ACTION, STEP_END_TURN, STEP_SETUP, STEP_TURN_START, action_mask, step_nb,
     )
@@ -421,7 +425,7 @@ def played_states(tables, settings: dict, n_games: int, max_turns: int, seed: in
     out = []
     for g in range(n_games):
         m = new_machine(tables, settings)
-        m[M_RANDOM_FN] = random_fn_word()
+        seat_words(m, (f0, f1, ismcts_nb))  # the positions are for the search: its words too
         seed_nb(m, M_RNG, key, g)
         step(m, STEP_SETUP, 0, 0, f0, p0, f1, p1)
         seat = int(m[S_FIRST])
