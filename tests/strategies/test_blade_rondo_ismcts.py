@@ -48,6 +48,26 @@ def test_registered_with_its_knobs():
     assert registry.get_game("blade_rondo").playouts == "strategies.blade_rondo.ismcts_nb:bench_playouts"
 
 
+def test_the_greedy_address_is_written_only_for_runs_seating_it():
+    """``game.seat_words`` writes ``M_GREEDY_FN`` (the heuristic's entry) for a run seating ismcts, and leaves it 0
+    for others: writing it loads the heuristic, 0.12 s of every run's start. Without it the search refuses greedy
+    playouts instead of calling address 0."""
+    ism = registry.get_strategy("blade_rondo", "ismcts").fn
+    rnd = registry.get_strategy("blade_rondo", "random").fn
+    p = prep("random", "random")
+    m = G.new_machine(p.tables, p.settings)
+    G.seat_words(m, (rnd, rnd))
+    assert m[E.M_GREEDY_FN] == 0 and m[E.M_RANDOM_FN] != 0
+    m0, seat, mask = I.played_states(p.tables, p.settings, 2, 12)[0]
+    assert m0[E.M_GREEDY_FN] != 0  # the positions for the search carry its word
+    bare = m0.copy()
+    bare[E.M_GREEDY_FN] = 0
+    with pytest.raises(ValueError, match="M_GREEDY_FN"):
+        ism(E.PH_ACTION, bare, seat, mask, _params(playouts=8, policy=1))
+    G.seat_words(m, (rnd, ism))
+    assert m[E.M_GREEDY_FN] == m0[E.M_GREEDY_FN]
+
+
 @pytest.mark.parametrize("policy", (0, 1))
 def test_a_decision_touches_nothing_but_the_streams_draw(policy):
     fn = registry.get_strategy("blade_rondo", "ismcts").fn
