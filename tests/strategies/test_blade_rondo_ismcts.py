@@ -14,7 +14,7 @@ from balance.runs import Prepared, RunSpec
 from balance.stats import wilson
 from simulators.blade_rondo import enums as E
 from simulators.blade_rondo import game as G
-from simulators.blade_rondo.rules_nb import action_mask, usable_nb
+from simulators.blade_rondo.rules_nb import usable_nb
 from simulators.common.memory_nb import as_machine_nb
 
 I = importlib.import_module("strategies.blade_rondo.ismcts_nb")  # the package's name ismcts_nb is the strategy
