@@ -238,6 +238,29 @@ def test_the_inliners_block_copies_share_one_scope():
         assert jitted(n) == _inl_top(n)
 
 
+def test_the_inliner_runs_a_functions_untyped_passes_once_per_compile(monkeypatch):
+    """``install_inline_copier`` (``_untyped_once``): numba's inliner ran the untyped pipeline over a function at
+    every call site it inlines (``_inl_mid``: two sites in ``_inl_top``, each inlining ``_inl_leaf`` twice more);
+    now once per function and settings within a compile, and the memo is empty once the compile ends. The
+    kernel computes what the functions called one by one do."""
+    from numba.core import untyped_passes
+
+    seen: list = []
+    run = untyped_passes.ExtractByteCode.run_pass
+
+    def counted(self, state):
+        seen.append(state.func_id.func)
+        return run(self, state)
+
+    monkeypatch.setattr(untyped_passes.ExtractByteCode, "run_pass", counted)
+    jitted = njit(_inl_top)
+    assert [jitted(n) for n in (0, 1, 5, 40)] == [_inl_top(n) for n in (0, 1, 5, 40)]
+    assert seen.count(_inl_mid.py_func) == 1 and seen.count(_inl_leaf.py_func) == 1
+    assert not nc._UNTYPED_IR
+    again = njit(_inl_top)  # a new compile translates them afresh
+    assert again(9) == _inl_top(9) and seen.count(_inl_mid.py_func) == 2
+
+
 def test_is_jit_function():
     assert nc.is_jit_function(njit(lambda x: x))
     assert not nc.is_jit_function(lambda x: x)

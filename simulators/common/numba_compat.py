@@ -264,9 +264,46 @@ class _OneScopeCopy:
 _ONE_SCOPE_COPY = _OneScopeCopy()
 
 
+_UNTYPED_IR: dict = {}  # (function, flags, ...) -> its IR after the untyped passes, for one outermost compile
+
+
+def _untyped_once(run):
+    """``InlineWorker.run_untyped_passes`` run once per function and settings within one outermost compile.
+
+    Numba's inliner (``inline='always'``) translates the function it inlines from its bytecode and runs the
+    untyped pipeline over it, its own inlines included, at every call site: a helper inlined into 40 call sites
+    went through the pipeline 40 times, and each inlined function's inlines again under it. The pipeline's result
+    depends only on the function and the settings keyed here, and ``inline_ir`` copies the IR before it changes
+    anything, so later call sites get the first result. Each gets its own ``func_id`` (``derive``: a new unique
+    name, as a fresh translation has), from which the inlined variables take their names, and the caller's flags
+    get the one change numba's pipeline makes to them (``enable_ssa``)."""
+
+    def run_untyped_passes(self, func, enable_ssa=False):
+        try:
+            # option objects compare by their repr; releasing the GIL is a matter of the caller's wrapper only
+            flags = dict(self.flags.values(), enable_ssa=enable_ssa, release_gil=None)
+            # the contexts are made per compile from the flags (a subtarget): their kind is what differs
+            key = (func, type(self.typingctx), type(self.targetctx),
+                   tuple(sorted((k, repr(v)) for k, v in flags.items())), tuple(sorted((self.locals or {}).items())))
+            hash(key)
+        except TypeError:  # settings that cannot be compared: numba's own way
+            return run(self, func, enable_ssa)
+        done = _UNTYPED_IR.get(key)
+        if done is None:
+            done = _UNTYPED_IR[key] = run(self, func, enable_ssa)
+            return done
+        self.flags.enable_ssa = enable_ssa
+        again = copy.copy(done)
+        again.func_id = done.func_id.derive()
+        return again
+
+    run_untyped_passes._balance_once = True
+    return run_untyped_passes
+
+
 class _ForgetAfterCompile(event.Listener):
-    """Drops the block copier's memo (the last copy's objects) when the outermost holder releases numba's compiler
-    lock."""
+    """Drops the block copier's memo (the last copy's objects) and the inliner's untyped IRs when the outermost
+    holder releases numba's compiler lock."""
 
     def on_start(self, event):
         pass
@@ -274,13 +311,19 @@ class _ForgetAfterCompile(event.Listener):
     def on_end(self, event):
         if not global_compiler_lock.is_locked():
             _ONE_SCOPE_COPY.reset()
+            _UNTYPED_IR.clear()
 
 
 def install_inline_copier() -> None:
     """Numba's inliner copies an inlined function's scope once per inline instead of once per block
-    (``_OneScopeCopy``; idempotent). The rose duel's cold compile: 75-81 -> 43 s. The compiled code is the same:
-    the rose duel's chunk kernel's assembly with and without it differs only in pickled type ids, the record guards
-    compare every game's records, and tests/test_numba_compat.py checks the shared copy and a nested inline."""
+    (``_OneScopeCopy``), and runs the untyped passes over an inlined function once per compile instead of once per
+    call site (``_untyped_once``); idempotent. The rose duel's cold compile: 75-81 -> 43 s (the copier). The
+    compiled code is the same: the rose duel's chunk kernel's assembly with and without it differs only in pickled
+    type ids, the record guards compare every game's records, and tests/test_numba_compat.py checks the shared
+    copy and a nested inline."""
+    worker = inline_closurecall.InlineWorker
+    if not getattr(worker.run_untyped_passes, "_balance_once", False):
+        worker.run_untyped_passes = _untyped_once(worker.run_untyped_passes)
     if not isinstance(inline_closurecall.copy, _OneScopeCopy):
         inline_closurecall.copy = _ONE_SCOPE_COPY
         event.register("numba:compiler_lock", _ForgetAfterCompile())
