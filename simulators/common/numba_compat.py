@@ -116,6 +116,15 @@ def cache_index_path(fn) -> str:
     return fn._cache._cache_file._index_path
 
 
+def in_cache(fn, sig) -> bool:
+    """Whether ``fn``'s (a dispatcher with ``cache=True``) on-disk cache holds an entry for ``sig`` (numba's own
+    key: the signature, this machine's target and the source stamp), without loading it."""
+    cache = fn._cache
+    if not hasattr(cache, "_cache_file"):  # caching off (a NullCache)
+        return False
+    return cache._index_key(sig, fn.targetctx.codegen()) in cache._cache_file._load_index()  # as compile(sig) keys
+
+
 def cache_index_size(fn) -> int:
     """Entries in ``fn``'s (a dispatcher with ``cache=True``) cache index on disk (0: none, or stale)."""
     return len(fn._cache._cache_file._load_index())
@@ -374,6 +383,7 @@ def compile_on_first_use(fn, sigs_for):
     disp.get_call_template = get_call_template
     disp._search_new_conversions = search_new_conversions
     disp.get_compile_result = get_compile_result
+    disp.compile_ahead = lambda: ensure(None)  # its signatures now (simulators.common.compile_aside)
     return disp
 
 

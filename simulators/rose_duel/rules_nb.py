@@ -1725,7 +1725,14 @@ def _simulate_chunk(machine, start, count, key, n_players, fixed, strats, params
 
 
 # nogil: a run's writer thread encodes the last chunk while this one is simulated (balance.runs)
-simulate_chunk_nb = lazy_kernel(CHUNK_SIG, _simulate_chunk, nogil=True)  # the compiled chunk kernel: simulate_chunk_nb()(...)
+# A cold start compiles the turn's largest callees and the built-in strategies in a second process meanwhile, in
+# the order this one needs them last (simulators.common.compile_aside): fight_nb is reached after ~13 s.
+ASIDE = tuple(f"simulators.rose_duel.rules_nb:{f}" for f in (
+    "ask_nb", "change_nobility_nb", "seat_step_nb", "play_duel_card_nb", "run_duel_steps_nb", "end_by_collapse_nb",
+    "unload_side_nb", "challenge_nb")) + ("strategies.rose_duel.heuristics_nb:heuristic_nb",
+    "strategies.rose_duel.heuristics_nb:akio_nb", "strategies.rose_duel.builtin:random_nb",
+    "simulators.rose_duel.rules_nb:write_row_nb")
+simulate_chunk_nb = lazy_kernel(CHUNK_SIG, _simulate_chunk, nogil=True, aside=ASIDE)  # simulate_chunk_nb()(...)
 
 
 # ----------------------------------------------------------------------------- entry points (scenarios, duel tool)
