@@ -536,7 +536,8 @@ def validate(target, override, json_out):
               help="instead: the Numba / plain-Python reference engine speed ratio on one core (colosseum, rose_duel)")
 @click.option("--end-to-end", "end_to_end", is_flag=True,
               help="also time whole `balance simulate` runs (process start, kernels, records written) of about "
-                   "--seconds of kernel work with 1 and 2 workers, beside the kernel rate and their ratio")
+                   "--seconds of kernel work with 1 and 2 workers, beside the kernel rate and their ratio (also to "
+                   "the kernel's rate on the run's own games)")
 @click.option("--seconds", default=6.0, show_default=True, type=click.FloatRange(min=0.5, max=600),
               help="with --end-to-end: the kernel work of each whole run")
 @click.option("--playouts", is_flag=True,
@@ -556,7 +557,8 @@ def bench(game, n_games, reps, strategy, plugin, game_set, reference, workers_li
     With --end-to-end: for each strategy, also the wall-clock rate of a whole ``balance simulate`` (a new
     process: start, imports, kernels loaded from the cache, chunks, parquet, manifest) of about ``--seconds`` of
     kernel work, with 1 worker and (on a machine with two cores or more) 2, and its ratio to the kernel rate:
-    what a user gets of the engine's speed."""
+    what a user gets of the engine's speed. The kernel is also timed on the run's own games (a search strategy's
+    games differ in length by a third: a few small samples are no fair reference)."""
     from balance import outputs
     from balance.runs import Prepared, RunSpec
 
@@ -627,7 +629,8 @@ def bench(game, n_games, reps, strategy, plugin, game_set, reference, workers_li
             for w in e2e:
                 say(f"  end to end, {w['workers']} worker{'s' * (w['workers'] > 1)}: {w['games']:,} games in "
                     f"{w['wall_seconds']:.2f} s wall = {w['games_per_s']:,.0f} games/s, "
-                    f"x{w['ratio_to_kernel']:.2f} the kernel rate")
+                    f"x{w['ratio_to_kernel']:.2f} the kernel rate (x{w['ratio_to_kernel_same_games']:.2f} its "
+                    f"{w['kernel_same_games_per_cpu_s']:,.0f}/CPU-s on the same games)")
     if json_out:
         doc = {"game": game, "machine": cpu, "cores": os.cpu_count(), "python": platform.python_version(),
                "numba": numba.__version__, "options": _options(game_set, None), "results": results}
@@ -674,6 +677,7 @@ def _bench_end_to_end(game: str, name: str, kernel_rate: float, seconds: float, 
     import tempfile
 
     games = max(20, int(kernel_rate * seconds))  # a search strategy's 6 s are a few hundred games
+    same = _kernel_rate_on(game, name, games, options, plugins)
     exe = Path(sys.executable).parent / "balance"
     cmd = [str(exe) if exe.exists() else sys.executable, *([] if exe.exists() else ["-m", "balance.cli"])]
     out = []
@@ -695,8 +699,27 @@ def _bench_end_to_end(game: str, name: str, kernel_rate: float, seconds: float, 
             raise BalanceError(f"bench --end-to-end: balance simulate failed: {done.stderr.strip()[-300:]}")
         rate = games / wall
         out.append({"workers": workers, "games": games, "wall_seconds": round(wall, 3), "games_per_s": round(rate, 1),
-                    "ratio_to_kernel": round(rate / kernel_rate, 3)})
+                    "ratio_to_kernel": round(rate / kernel_rate, 3), "kernel_same_games_per_cpu_s": round(same, 1),
+                    "ratio_to_kernel_same_games": round(rate / same, 3)})
     return out
+
+
+def _kernel_rate_on(game: str, name: str, games: int, options: dict, plugins) -> float:
+    """Games per CPU-second of the kernel alone on the very games an end-to-end run plays (seed 1, games
+    ``0 .. games-1``), in this process: a search strategy's games differ in length by a third or more, so its rate
+    on a few hundred of them is the fair reference, not the best of a few small samples."""
+    from balance.runs import Prepared, RunSpec, auto_chunk_size
+
+    prep = Prepared(RunSpec(game=game, games=games, seed=1, strategies=[name], plugins=list(plugins),
+                            options=options).normalised())
+    size = auto_chunk_size(games, 1)
+    prep.chunk(0, min(size, games), reuse=True)  # the buffer at its size, as a run's
+    cpu = 0.0
+    for start in range(0, games, size):
+        t = time.thread_time()
+        prep.chunk(start, min(size, games - start), reuse=True)
+        cpu += time.thread_time() - t
+    return games / max(cpu, 1e-9)
 
 
 def _worker_counts(text: str) -> list[int]:

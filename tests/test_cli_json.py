@@ -74,7 +74,10 @@ def test_bench_end_to_end(capsys, tmp_path):
     for w in runs:
         assert w["games_per_s"] == pytest.approx(w["games"] / w["wall_seconds"], rel=1e-3)
         assert w["ratio_to_kernel"] == pytest.approx(w["games_per_s"] / r["games_per_cpu_s"], rel=1e-2)
-    assert "end to end, 1 worker" in out
+        same = w["kernel_same_games_per_cpu_s"]  # the kernel alone on the run's own games, in the bench's process
+        assert w["ratio_to_kernel_same_games"] == pytest.approx(w["games_per_s"] / same, rel=1e-2)
+        assert 0.2 * r["games_per_cpu_s"] < same < 5 * r["games_per_cpu_s"]
+    assert "end to end, 1 worker" in out and "on the same games" in out
     for args in (("games",), ("validate", "colosseum"), ("simulate", "colosseum", "--games", 100)):
         code, _, err = cli(capsys, *args, "--json", tmp_path)  # a folder where a file is wanted
         assert_one_line_error(code, err, "--json")
