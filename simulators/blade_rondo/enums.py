@@ -225,8 +225,8 @@ M_SOLO_FN = M_RANDOM_FN + 1
 # the planner's quiet policy's entry address (game.new_machine; strategies.blade_rondo.builtin.quiet_nb), which the
 # planner binds in its copy of the state by address: holding the function value would stop numba caching it
 M_QUIET_FN = M_SOLO_FN + 1
-# the greedy heuristic's entry address (game.new_machine; strategies.blade_rondo.builtin.heuristic_nb), which
-# ismcts's greedy playouts install by address, for the same reason
+# the greedy heuristic's entry address (strategies.blade_rondo.builtin.heuristic_nb), which ismcts's greedy playouts
+# install by address, for the same reason; written by game.seat_words only for runs seating ismcts
 M_GREEDY_FN = M_QUIET_FN + 1
 HOOK_ANSWERS, HOOK_SET_TRIGGERS = 0, 1
 STRAT_END = CALL_AT + 16  # (the tables' offsets as before the call block: measured, a shift cost Maria ~3%)

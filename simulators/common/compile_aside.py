@@ -10,7 +10,7 @@ The second process starts only when the kernel is not in the cache, prints nothi
 done or its parent is gone. Nothing depends on it: a function it has not finished is compiled here as before (the
 same code either way: the records do not change). Names are ``"module:function"``: a ``first_use`` helper (its
 declared signatures) or a strategy (``STRATEGY_SIG``). Order them so that this process reaches each after the
-second one has finished it (measured: ``GameSpec.compile_seconds``).
+second one has finished it: numba's ``numba:compile`` events give the order and times of a cold compile.
 """
 from __future__ import annotations
 

@@ -329,7 +329,7 @@ def install_inline_copier() -> None:
     call site (``_untyped_once``); idempotent. The rose duel's cold compile: 75-81 -> 43 s (the copier). The
     compiled code is the same: the rose duel's chunk kernel's assembly with and without it differs only in pickled
     type ids, the record guards compare every game's records, and tests/test_numba_compat.py checks the shared
-    copy and a nested inline."""
+    copy, a nested inline and the one pass per function."""
     worker = inline_closurecall.InlineWorker
     if not getattr(worker.run_untyped_passes, "_balance_once", False):
         worker.run_untyped_passes = _untyped_once(worker.run_untyped_passes)

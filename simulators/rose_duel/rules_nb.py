@@ -1725,8 +1725,9 @@ def _simulate_chunk(machine, start, count, key, n_players, fixed, strats, params
 
 
 # nogil: a run's writer thread encodes the last chunk while this one is simulated (balance.runs)
-# A cold start compiles the turn's largest callees and the built-in strategies in a second process meanwhile, in
-# the order this one needs them last (simulators.common.compile_aside): fight_nb is reached after ~13 s.
+# A cold start compiles these in a second process meanwhile (simulators.common.compile_aside): the callees the turn
+# kernel reaches from about 8 s on, in that order (fight_nb's own callees, not fight_nb: reached at 9 s, it takes
+# the second process 12 s), then what this one needs after the kernel. docs/performance.md has the timeline.
 ASIDE = tuple(f"simulators.rose_duel.rules_nb:{f}" for f in (
     "ask_nb", "change_nobility_nb", "seat_step_nb", "play_duel_card_nb", "run_duel_steps_nb", "end_by_collapse_nb",
     "unload_side_nb", "challenge_nb")) + ("strategies.rose_duel.heuristics_nb:heuristic_nb",
