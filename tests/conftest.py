@@ -306,3 +306,17 @@ def twin_random():
     registry.register_strategy("colosseum", "random_twin", random_nb, "random under another name")
     yield "random_twin"
     registry._STRATEGIES["colosseum"].pop("random_twin", None)
+
+
+@pytest.fixture
+def python_sigint():
+    """SIGINT handled as Python's default (KeyboardInterrupt) for the test, whatever the suite was started with
+    (a shell's background job starts with SIGINT ignored, and Python keeps that), and the previous handling
+    restored after it."""
+    import signal
+
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)

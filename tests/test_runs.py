@@ -412,7 +412,7 @@ def test_throttled_manifest_still_lists_every_chunk(tmp_path, monkeypatch):
     assert run_frame(tmp_path / "r").equals(reference(spec))
 
 
-def test_ctrl_c_is_taken_at_a_safe_point():
+def test_ctrl_c_is_taken_at_a_safe_point(python_sigint):
     """SIGINT during a single-process run raises only where the run checks for it (between slices), never inside
     a kernel call's argument conversion (where it surfaced as a TypeError from numba's unboxing); a second
     Ctrl-C before that interrupts at once, and the previous handler comes back."""

@@ -55,7 +55,7 @@ def test_sweep_grid_of_two_params(capsys, tmp_path):
 
 
 # ----------------------------------------------------------------------------- autobalance
-def test_autobalance_moves_a_stated_field_into_the_band(capsys, tmp_path):
+def test_autobalance_moves_a_stated_field_into_the_band(capsys, tmp_path, python_sigint):
     """Only Terry's HP may change, band 40..60% on the character rates: the proposal lowers Terry's HP (he is the
     strongest), prints a diff of characters.toml and a before/after table with intervals."""
     code, text, err = cli(capsys, "autobalance", "colosseum", "--target", "40:60", "--fields", "characters.terry.hp",
