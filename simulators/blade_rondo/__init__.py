@@ -17,5 +17,5 @@ register_game(GameSpec.of(
 register_game(GameSpec.of(
     campaign, "Blade Rondo solo: Swords of the Witch, the Idea campaign (Grim Garden)",
     "five battles against scripted Ideas (LEVEL 1, 1, 2, 2, 3) with rewards, amulets and Afterglows",
-    **{**_SOLO, "options": campaign.SETTINGS_KEYS, "compile_seconds": 30, "scenario": campaign.run_scenario,
+    **{**_SOLO, "options": campaign.SETTINGS_KEYS, "compile_seconds": 25, "scenario": campaign.run_scenario,
        "report_parts": "reports.blade_rondo_solo:campaign_report"}))
