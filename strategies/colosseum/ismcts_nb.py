@@ -77,12 +77,14 @@ def greedy_rest_nb(p, epsilon):
         h1 = allowed_nb(p, 1, FORBID_HAND, p[SEAT0 + SEAT_W + O_HAND])
         c0 = -1
         c1 = -1
+        # the seats as np.int64, not literals: one compile of int_decide_nb for both, shared with _model_nb's
+        # greedy at its default KO bonus, 20 (a literal argument is a specialisation numba compiles apart: 2-3 s each)
         if h0:
             c0 = rand_bit_nb(p, M_RNG, h0) if rand_float_nb(p, M_RNG) < epsilon else int_decide_nb(
-                p, 0, h0, p[SEAT0 + SEAT_W + O_HAND], 20, 0, 0, 0)
+                p, np.int64(0), h0, p[SEAT0 + SEAT_W + O_HAND], 20, 0, 0, 0)
         if h1:
             c1 = rand_bit_nb(p, M_RNG, h1) if rand_float_nb(p, M_RNG) < epsilon else int_decide_nb(
-                p, 1, h1, p[SEAT0 + O_HAND], 20, 0, 0, 0)
+                p, np.int64(1), h1, p[SEAT0 + O_HAND], 20, 0, 0, 0)
         _fast_round_nb(p, c0, c1)
 
 
@@ -154,7 +156,7 @@ def _model_nb(p, opp, omask, mine, model, wt, q, M, mix):
     registered defaults) to ``q``."""
     if model == 2:
         standoff_payoff_matrix_nb(p, opp, _NASH_KO, _NASH_STALL, M)
-        equilibrium_rm_nb(M, omask, mine, _NASH_ITERATIONS, mix)
+        equilibrium_rm_nb(M, omask, mine, np.int64(_NASH_ITERATIONS), mix)  # np.int64: the compile the call below uses
         for j in range(N_SLOTS):
             q[j] += wt * mix[j]
     elif model == 1:
@@ -229,12 +231,10 @@ def ismcts_nb(phase, m, seat, mask, params):
         w_reader = params[ISMCTS_AS_READER]
         w_greedy = params[ISMCTS_AS_GREEDY]
         w_nash = params[ISMCTS_AS_NASH]
-        if w_reader > 0.0:
-            predict_nb(p, seat, 1, w_reader, q)
-        if w_greedy > 0.0:
-            predict_nb(p, seat, 0, w_greedy, q)
-        if w_nash > 0.0:
-            predict_nb(p, seat, 2, w_nash, q)
+        # reader, greedy, nash in that order; the model as np.int64: one compile of predict_nb, not one a literal
+        for model, wt in ((np.int64(1), w_reader), (np.int64(0), w_greedy), (np.int64(2), w_nash)):
+            if wt > 0.0:
+                predict_nb(p, seat, model, wt, q)
         rest = 1.0 - w_reader - w_greedy - w_nash
         if rest > 0.0:  # the opponent's equilibrium mix of the playout values (its rows: 1 - V transposed)
             W = np.empty((N_SLOTS, N_SLOTS))
