@@ -108,6 +108,9 @@ class GameSpec:
     - ``rotate_strategies``: False when the game plays the strategies its own way (the solo games alternate
       their two player strategies game by game), so runs do not rotate them over the seats;
     - ``compile_seconds``: a typical cold compile on two cores (the notice a first run prints);
+      ``strategies_aside``: a cold seated strategy compiles in a second process beside the chunk kernel
+      (``simulators.common.compile_aside.strategies_aside``); False where the kernel already uses that core (its
+      own ``lazy_kernel`` aside) and the strategy would compile the kernel's helpers a second time;
     - ``drift_deals``: the drift gate's default deals; ``drift_chunk``: its deals per task and per record digest
       (a budget is a whole number of chunks: the soundness test draws runs from a pool of chunks);
     - ``length_unit``: what ``rounds`` counts in a report ("rounds", "turns"); ``cap_field``: the data field
@@ -142,6 +145,7 @@ class GameSpec:
     players: tuple[int, int] | None = None
     rotate_strategies: bool = True
     compile_seconds: float = 30.0
+    strategies_aside: bool = True
     drift_deals: int = 200_000
     drift_chunk: int = 50_000
     length_unit: str = "turns"

@@ -239,8 +239,12 @@ class Prepared:
 
         ``encoder``: also encode that game as parquet once (pyarrow's first write costs ~1 s of imports and
         set-up, which would otherwise land in a worker's first chunk)."""
+        from simulators.common.compile_aside import strategies_aside
+
         t = time.perf_counter()
-        recs = self.chunk(0, 1)
+        fns = [s.fn for s in self.strategies] if self.game.strategies_aside else []
+        with strategies_aside(fns):  # a cold strategy compiles beside the kernel (GameSpec.strategies_aside)
+            recs = self.chunk(0, 1)
         if encoder:
             encode_chunk(recs, self.records_meta(recs.dtype))
         return time.perf_counter() - t

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from numba import njit, types
 
 from simulators.common import compile_aside
@@ -82,6 +83,35 @@ def test_the_second_process_fills_the_cache(tmp_path):
     assert in_cache(njit(cache=True)(mod.helper_nb.py_func), types.int64(types.int64))
     assert in_cache(njit(cache=True)(mod.strategy_nb.py_func), STRATEGY_SIG)
     assert not mod.helper_nb.overloads  # this process compiled nothing: the files came from the other one
+
+
+def test_a_cold_strategy_compiles_in_the_second_process_and_this_one_loads_it(tmp_path, monkeypatch):
+    """``strategies_aside``: a seated strategy not in the cache compiles in a second process; this process's compile
+    of it waits for that one, then loads it (a cache hit, nothing compiled here). Afterwards the dispatcher is as it
+    was. A strategy already compiled, or one in the cache, starts nothing."""
+    from simulators.common.numba_compat import cache_hits
+
+    mod = _module(tmp_path, "aside_strategy_mod")
+    monkeypatch.syspath_prepend(str(tmp_path))  # the second process imports it from this process's path
+    fn = mod.strategy_nb
+    with compile_aside.strategies_aside([fn, fn]) as aside:
+        assert list(aside.cold) == ["aside_strategy_mod:strategy_nb"] and aside.proc is not None
+        fn.compile(STRATEGY_SIG)  # as the first game's conversion to a first-class function does
+        assert aside.proc.returncode == 0
+    assert cache_hits(fn) == 1 and "compile" not in fn.__dict__
+    monkeypatch.setattr(compile_aside, "start", lambda names: pytest.fail(f"started for {names}"))
+    with compile_aside.strategies_aside([fn, njit(cache=True)(mod.strategy_nb.py_func)]) as aside:
+        assert not aside.cold  # compiled here, and in the cache
+    assert compile_aside._importable_name(njit(lambda x: x)) is None  # a lambda: no other process finds it
+
+
+def test_games_whose_kernel_has_the_second_core_keep_their_strategies():
+    """The rose duel's kernel compiles with its own second process (``rules_nb.ASIDE``), and its ismcts needs the
+    kernel's helpers: a second process for the strategy would compile them twice (measured 32.5 -> 41.5 s)."""
+    from balance import registry
+
+    assert registry.get_game("rose_duel").strategies_aside is False
+    assert registry.get_game("colosseum").strategies_aside and registry.get_game("blade_rondo").strategies_aside
 
 
 def test_the_second_process_stops_when_its_command_is_gone(monkeypatch):

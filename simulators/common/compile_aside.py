@@ -37,6 +37,65 @@ def start(names) -> subprocess.Popen | None:
 _STARTED: list = []
 
 
+def _importable_name(fn) -> str | None:
+    """``"module:function"`` under which another process finds ``fn`` (a module-level ``@njit`` function)."""
+    import importlib
+
+    py = getattr(fn, "py_func", None)
+    if py is None or "<" in py.__qualname__:
+        return None
+    try:
+        found = getattr(importlib.import_module(py.__module__), py.__qualname__, None)
+    except ImportError:
+        return None
+    return f"{py.__module__}:{py.__qualname__}" if found is fn else None
+
+
+class strategies_aside:
+    """``with strategies_aside(fns):`` around a run's first game. The seated strategy functions ``fns`` that
+    are not in the cache for ``STRATEGY_SIG`` compile in a second process while this one compiles the chunk kernel;
+    this process's own compile of one of them (where the first game converts it to a first-class function) waits
+    for that process to end, then loads it from the cache. A search strategy's compile (8-21 s) otherwise followed
+    the chunk kernel's. Nothing else changes: if the other process fails, this one compiles as before."""
+
+    WAIT_SECONDS = 600.0
+
+    def __init__(self, fns):
+        from simulators.common.numba_compat import in_cache
+        from simulators.common.strategy import STRATEGY_SIG
+
+        self.wrapped, self.proc = [], None
+        cold = {}
+        for fn in fns:
+            name = _importable_name(fn) if hasattr(fn, "compile") else None
+            if name and name not in cold and not fn.overloads and not in_cache(fn, STRATEGY_SIG):
+                cold[name] = fn
+        self.cold = cold
+
+    def __enter__(self):
+        if self.cold:
+            self.proc = start(list(self.cold))
+        if self.proc is not None:
+            for fn in self.cold.values():
+                own = fn.compile
+
+                def compile_after_aside(sig, _own=own):
+                    try:
+                        self.proc.wait(timeout=self.WAIT_SECONDS)
+                    except Exception:  # noqa: BLE001 (a timeout: compile here)
+                        pass
+                    return _own(sig)
+
+                fn.compile = compile_after_aside
+                self.wrapped.append(fn)
+        return self
+
+    def __exit__(self, *exc):
+        for fn in self.wrapped:
+            fn.__dict__.pop("compile", None)
+        self.wrapped = []
+
+
 def compile_named(name: str) -> None:
     """Compile (or load from the cache) one ``"module:function"``."""
     import importlib

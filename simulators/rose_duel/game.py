@@ -752,6 +752,7 @@ SPEC = GameSpec.of(
     sys.modules[__name__], "Rose duel",
     "2-6 players duel the Victor for goal cards and Nobility; a Duel of Revolution against Akio ends it",
     options=OPTIONS, max_strategies=MAX_PLAYERS, players=(MIN_PLAYERS, MAX_PLAYERS), compile_seconds=25,
+    strategies_aside=False,  # its kernel's own aside (rules_nb.ASIDE) has the second core; ismcts needs its helpers
     drift_deals=150_000, drift_chunk=10_000, scenario=run_scenario, restrict_items=restrict_items, forbid=forbid,
     checked="simulators.rose_duel.checked_nb",
     playouts="strategies.rose_duel.ismcts_nb:bench_playouts",
