@@ -12,10 +12,10 @@ register_game(game.SPEC)
 register_game(GameSpec.of(
     maria, "Blade Rondo solo: Maria, The Apostle of Roses (Night Theater)",
     "you (second, 7 swords) against Maria's scripted deck, Action List and Response List",
-    **{**_SOLO, "options": maria.SETTINGS_KEYS, "compile_seconds": 25, "scenario": maria.run_scenario,
+    **{**_SOLO, "options": maria.SETTINGS_KEYS, "compile_seconds": 20, "scenario": maria.run_scenario,
        "report_parts": "reports.blade_rondo_solo:maria_report", "analyses": "balance.first_test"}))
 register_game(GameSpec.of(
     campaign, "Blade Rondo solo: Swords of the Witch, the Idea campaign (Grim Garden)",
     "five battles against scripted Ideas (LEVEL 1, 1, 2, 2, 3) with rewards, amulets and Afterglows",
-    **{**_SOLO, "options": campaign.SETTINGS_KEYS, "compile_seconds": 25, "scenario": campaign.run_scenario,
+    **{**_SOLO, "options": campaign.SETTINGS_KEYS, "compile_seconds": 20, "scenario": campaign.run_scenario,
        "report_parts": "reports.blade_rondo_solo:campaign_report"}))

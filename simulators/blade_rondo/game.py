@@ -1499,7 +1499,7 @@ def setup_cards(tables: Tables, settings: dict) -> set[int]:
 SPEC = GameSpec.of(
     sys.modules[__name__], "Blade Rondo (base set, Night Theater, Grim Garden)",
     "two-player duel of 7 swords, breathing techniques, Voltage, Day/Night, responses and subordinates",
-    options=SETTINGS_KEYS, compile_seconds=20, drift_deals=200_000, scenario=run_scenario,
+    options=SETTINGS_KEYS, compile_seconds=15, drift_deals=200_000, scenario=run_scenario,
     restrict_items=restrict_items, forbid=forbid, setup_cards=setup_cards, checked="simulators.blade_rondo.checked_nb",
     record_invariants=record_invariants, draft="balance.drafts:blade_rondo_draft",
     playouts="strategies.blade_rondo.ismcts_nb:bench_playouts")

@@ -672,7 +672,7 @@ def _reference_fuzz(prep, n: int) -> np.ndarray | None:
 SPEC = GameSpec.of(
     sys.modules[__name__], "Colosseum (2016)",
     "1-vs-1 simultaneous card duel: 6 characters, Dragon Tide dice, ranges and Overdrives",
-    compile_seconds=15, drift_deals=2_000_000, length_unit="rounds", cap_field="rules.max_rounds", scenario=run_scenario,
+    compile_seconds=10, drift_deals=2_000_000, length_unit="rounds", cap_field="rules.max_rounds", scenario=run_scenario,
     restrict_items=restrict_items, forbid=forbid, checked="simulators.colosseum.checked_nb",
     playouts="strategies.colosseum.ismcts_nb:bench_playouts",
     reference=Reference("games (random vs random, random setup)", _reference_bench, _reference_fuzz,
