@@ -11,6 +11,9 @@ done or its parent is gone. Nothing depends on it: a function it has not finishe
 same code either way: the records do not change). Names are ``"module:function"``: a ``first_use`` helper (its
 declared signatures) or a strategy (``STRATEGY_SIG``). Order them so that this process reaches each after the
 second one has finished it: numba's ``numba:compile`` events give the order and times of a cold compile.
+
+``strategies_aside`` does the same for a run's seated strategies that are not in the cache: they compile beside
+the chunk kernel, and this process waits for them where it would compile them (Colosseum's ismcts: 32.7 -> 27 s).
 """
 from __future__ import annotations
 
@@ -82,7 +85,7 @@ class strategies_aside:
                 def compile_after_aside(sig, _own=own):
                     try:
                         self.proc.wait(timeout=self.WAIT_SECONDS)
-                    except Exception:  # noqa: BLE001 (a timeout: compile here)
+                    except subprocess.TimeoutExpired:  # compile here after all
                         pass
                     return _own(sig)
 
