@@ -127,7 +127,7 @@ def blade_rondo_draft(run_dir: Path, spec, rotation: int, games: int) -> dict | 
     rec = _records(run_dir, games, ["hand0", "hand1", "strategy0", "strategy1"])
     step = step_nb()
     m = G.new_machine(prep.tables, prep.settings, trace_rows=64)
-    m[E.M_RANDOM_FN] = G.random_fn_word()
+    G.seat_words(m, [s.fn for s in prep.strategies])
     su = G.setup_table(prep.tables, prep.settings)
     sw = int(bool(spec.swap_seats))
     decks = [[int(c) for c in su[at:at + int(su[n])]] for n, at in ((E.SU_N0, E.SU_LIST0), (E.SU_N1, E.SU_LIST1))]

@@ -222,8 +222,8 @@ M_RANDOM_FN = INLINE_AT + 2  # the built-in random strategy's entry address (gam
 # ``effects_nb.solo_hook_nb`` calls for the solo rules inside an action, so that the two-player kernels never
 # compile them; ``what``: the scripted seat's or the amulets' answers, or the Idea's Set Area trigger
 M_SOLO_FN = M_RANDOM_FN + 1
-# the planner's quiet policy's entry address (game.new_machine; strategies.blade_rondo.builtin.quiet_nb), which the
-# planner binds in its copy of the state by address: holding the function value would stop numba caching it
+# the planner's quiet policy's entry address (strategies.blade_rondo.builtin.quiet_nb), which the planner binds in
+# its copy of the state by address (holding the function value would stop numba caching it); game.seat_words
 M_QUIET_FN = M_SOLO_FN + 1
 # the greedy heuristic's entry address (strategies.blade_rondo.builtin.heuristic_nb), which ismcts's greedy playouts
 # install by address, for the same reason; written by game.seat_words only for runs seating ismcts

@@ -819,7 +819,6 @@ def new_machine(tables: Tables, settings: dict | None = None, trace_rows: int = 
     m[E.M_SCRIPT_AT] = size
     m[E.M_TRACE_AT] = size + script_rows * 3
     m[E.M_TRACE_CAP] = trace_rows
-    m[E.M_QUIET_FN] = quiet_fn_word()
     return m
 
 
@@ -840,18 +839,13 @@ def random_fn_word() -> int:
 def seat_words(m: np.ndarray, fns) -> None:
     """Write the machine's address words for the seated strategy functions ``fns``: ``E.M_RANDOM_FN``
     (:func:`random_fn_word`) always, and each word a seated function names in its ``address_words`` attribute
-    (``{word: built-in function name}``, e.g. ismcts's greedy playouts: ``E.M_GREEDY_FN``). Only runs seating
-    such a strategy load the function it names (the heuristic: 0.12 s of the start)."""
+    (``{word: built-in function name}``: the planner's quiet policy ``E.M_QUIET_FN``, ismcts's greedy playouts
+    ``E.M_GREEDY_FN``). Only runs seating such a strategy load the function it names (the heuristic: 0.12 s of
+    the start)."""
     m[E.M_RANDOM_FN] = random_fn_word()
     for fn in fns:
         for word, name in getattr(fn, "address_words", {}).items():
             m[word] = _builtin_entry(name)
-
-
-def quiet_fn_word() -> int:
-    """``E.M_QUIET_FN``: the address of the planner's quiet policy's compiled entry, which the planner binds in
-    its copy of the state (``effects_nb.bind_addresses_nb``); 0 when the strategies are not loaded."""
-    return _builtin_entry("quiet_nb")
 
 
 def _builtin_entry(name: str) -> int:

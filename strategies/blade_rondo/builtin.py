@@ -621,7 +621,7 @@ def planner_nb(phase, m, seat, mask, params):
     lost, own life lost, Attack, Defence, face-down cards, subordinates, Voltage; read as params[PL_<KNOB>]).
 
     The copy's decisions are ``quiet_nb``'s, bound by the address the machine holds (``M_QUIET_FN``, written by
-    ``game.new_machine``): ``quiet_nb`` as a function value here would be an address of the process that
+    ``game.seat_words``: ``address_words`` below): ``quiet_nb`` as a function value here would be an address of the process that
     compiled it, which numba cannot cache, and a wrapper holding it linked and finalised the whole planner again
     in every process (1.4 s of every planner run's start)."""
     p = as_machine_nb(m)
@@ -667,7 +667,7 @@ def planner_nb(phase, m, seat, mask, params):
     pz = np.zeros(1)
     quiet = p[M_QUIET_FN]
     if quiet == 0:
-        raise ValueError("the planner needs the machine's M_QUIET_FN (blade_rondo game.new_machine writes it)")
+        raise ValueError("the planner needs the machine's M_QUIET_FN (blade_rondo game.seat_words writes it)")
     bind_addresses_nb(work, quiet, pz, quiet, pz)  # the copy's decisions: the quiet policy
     opp_life0 = w[ob + O_LIFE]
     own_life0 = w[SEAT0 + seat * SEAT_W + O_LIFE]
@@ -707,6 +707,8 @@ def planner_nb(phase, m, seat, mask, params):
         return BIT_END
     return best_first
 
+
+planner_nb.address_words = {M_QUIET_FN: "quiet_nb"}  # the words game.seat_words writes for it
 
 GREEDY = np.array(_GREEDY)
 SOLO_DEFAULTS = np.array(_SOLO_DEFAULTS)

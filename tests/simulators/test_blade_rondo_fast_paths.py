@@ -15,7 +15,6 @@ The fast paths kept (each measured to buy well over 10% of a built-in configurat
 """
 from __future__ import annotations
 
-import numpy as np
 import pytest
 from numba import njit
 
@@ -66,7 +65,7 @@ def play_and_compare(prep: Prepared, games: int, tables=None) -> tuple[int, int]
     s0, s1 = prep.strategies[0].fn, prep.strategies[-1].fn
     p0, p1 = prep.params[0], prep.params[-1]
     m = G.new_machine(tables, prep.settings)
-    m[E.M_RANDOM_FN] = G.random_fn_word()
+    G.seat_words(m, (s0, s1))
     n = bad = 0
     for g in range(games):
         seed_nb(m, E.M_RNG, prep.key, g)

@@ -127,11 +127,14 @@ def _hide_shuffle(m: np.ndarray, seat: int, rng: np.random.Generator) -> np.ndar
 def _decisions(fn, params, states, shuffled=False, seed=0):
     from simulators.blade_rondo.rules_nb import action_mask
 
+    from simulators.blade_rondo.game import seat_words
+
     rng = np.random.default_rng(seed)
     mask_of = action_mask()
     out = []
     for m, seat in states:
         x = _hide_shuffle(m, seat, rng) if shuffled else m.copy()
+        seat_words(x, (fn,))  # the machine words the strategy reads (the planner's quiet policy)
         mask = int(mask_of(x, seat))
         out.append(int(fn(E.PH_ACTION, x, seat, mask, params)))
         # the responder's view too: pass or a face-down card of its own
