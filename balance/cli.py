@@ -218,7 +218,7 @@ def simulate(ctx, game, n_games, seed, setup, strategy, param, matchup, data, ov
     Records depend only on the seed and settings, never on --workers, --chunk-size or --executor. A run
     killed at any moment completes with --resume to the records of an uninterrupted run."""
     from balance import outputs
-    from balance.runs import auto_chunk_size, default_workers, run
+    from balance.runs import auto_chunk_size, default_workers
 
     _plugins(plugin)
     registry.get_game(game)
@@ -232,6 +232,7 @@ def simulate(ctx, game, n_games, seed, setup, strategy, param, matchup, data, ov
         raise BalanceError("--workers does not apply with --scheduler: the cluster's own workers run the chunks "
                            "(start each with 'dask worker ADDRESS --nworkers N --nthreads 1')")
     workers = workers or default_workers()
+    claimed = None
     if resume:
         if not out:
             raise BalanceError("--resume needs --out RUN_DIR (the folder to complete)")
@@ -242,8 +243,23 @@ def simulate(ctx, game, n_games, seed, setup, strategy, param, matchup, data, ov
         spec = _spec(game, n_games, seed, setup, strategy, param, matchup, data, override,
                      auto_chunk_size(n_games, workers) if chunk_size is None and n_games > 0 else chunk_size,
                      plugin, _options(game_set, players))
-        out = out or f"runs/{game}-{time.strftime('%Y%m%d-%H%M%S')}"
+        if not out:  # runs/GAME-TIME, made here: another command started in the same second gets its own
+            out = claimed = outputs.claim_new_folder(f"runs/{game}-{time.strftime('%Y%m%d-%H%M%S')}", "--out")
     outputs.check_folder(out, "--out")  # before any work: a run never ends on a folder it cannot write
+    try:
+        _simulate_into(game, spec, out, resume, overwrite, workers, executor, scheduler, json_out, with_report,
+                       min_effect, alpha, causal_deals, chunk_size)
+    finally:
+        if claimed is not None:
+            outputs.release_folder(claimed)  # a run refused before it started: no empty default folder stays
+
+
+def _simulate_into(game, spec, out, resume, overwrite, workers, executor, scheduler, json_out, with_report,
+                   min_effect, alpha, causal_deals, chunk_size):
+    """``simulate``'s run into ``out`` (checked), then its summary lines, JSON and report."""
+    from balance import outputs
+    from balance.runs import run
+
     outputs.check_file(json_out, "--json")
     if with_report:
         outputs.check_folder(Path(out) / "report", "--out")
@@ -540,11 +556,14 @@ def validate(target, override, json_out):
                    "the kernel's rate on the run's own games)")
 @click.option("--seconds", default=6.0, show_default=True, type=click.FloatRange(min=0.5, max=600),
               help="with --end-to-end: the kernel work of each whole run")
+@click.option("--runs", "e2e_runs", default=3, show_default=True, type=click.IntRange(1, 20),
+              help="with --end-to-end: whole runs per worker count, the median shown (one run's wall time varies "
+                   "by 5-10% on a shared machine)")
 @click.option("--playouts", is_flag=True,
               help="instead: the search strategy's playouts per CPU-second beside random games per CPU-second")
 @click.option("--json", "json_out", default=None, type=click.Path(dir_okay=False), help="also write the per-strategy result as JSON (- for standard output)")
-def bench(game, n_games, reps, strategy, plugin, game_set, reference, workers_list, end_to_end, seconds, playouts,
-          json_out):
+def bench(game, n_games, reps, strategy, plugin, game_set, reference, workers_list, end_to_end, seconds, e2e_runs,
+          playouts, json_out):
     """Games per CPU-second on one core for each strategy (mirror pairs), and compile/load time.
 
     Each strategy: ``--reps`` timed repetitions of the same chunk size, the best and the median shown. Timed with
@@ -624,11 +643,12 @@ def bench(game, n_games, reps, strategy, plugin, game_set, reference, workers_li
                         "games_per_cpu_s": round(rates[-1], 1), "median_games_per_cpu_s": round(rates[len(rates) // 2], 1),
                         "rounds_per_game": float(recs["rounds"].mean())})
         if end_to_end:
-            e2e = _bench_end_to_end(game, name, rates[-1], seconds, _options(game_set, None), plugin)
+            e2e = _bench_end_to_end(game, name, rates[-1], seconds, _options(game_set, None), plugin, e2e_runs)
             results[-1]["end_to_end"] = e2e
             for w in e2e:
+                walls = f" (median of {', '.join(f'{x:.2f}' for x in w['walls'])})" if len(w["walls"]) > 1 else ""
                 say(f"  end to end, {w['workers']} worker{'s' * (w['workers'] > 1)}: {w['games']:,} games in "
-                    f"{w['wall_seconds']:.2f} s wall = {w['games_per_s']:,.0f} games/s, "
+                    f"{w['wall_seconds']:.2f} s wall{walls} = {w['games_per_s']:,.0f} games/s, "
                     f"x{w['ratio_to_kernel']:.2f} the kernel rate (x{w['ratio_to_kernel_same_games']:.2f} its "
                     f"{w['kernel_same_games_per_cpu_s']:,.0f}/CPU-s on the same games)")
     if json_out:
@@ -669,9 +689,10 @@ def _bench_playouts(game: str, reps: int, options: dict, json_out, say, cpu: str
 
 
 def _bench_end_to_end(game: str, name: str, kernel_rate: float, seconds: float, options: dict,
-                      plugins) -> list[dict]:
+                      plugins, runs: int = 1) -> list[dict]:
     """Whole ``balance simulate`` runs (new processes, as a user starts them) of about ``seconds`` of kernel work:
-    wall clock from the process start to its exit, with 1 worker and, with two cores or more, 2."""
+    wall clock from the process start to its exit, with 1 worker and, with two cores or more, 2; ``runs`` of
+    each, the median taken (``walls`` holds them all)."""
     import shutil
     import subprocess
     import tempfile
@@ -689,16 +710,21 @@ def _bench_end_to_end(game: str, name: str, kernel_rate: float, seconds: float, 
             args += ["--plugin", p]
         for k, v in options.items():
             args += ["--set", f"{k}={v}"]
+        walls = []
         try:
-            t = time.perf_counter()
-            done = subprocess.run(args, capture_output=True, text=True)
-            wall = time.perf_counter() - t
+            for _ in range(runs):
+                shutil.rmtree(tmp / "run", ignore_errors=True)
+                t = time.perf_counter()
+                done = subprocess.run(args, capture_output=True, text=True)
+                walls.append(time.perf_counter() - t)
+                if done.returncode != 0:
+                    raise BalanceError(f"bench --end-to-end: balance simulate failed: {done.stderr.strip()[-300:]}")
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
-        if done.returncode != 0:
-            raise BalanceError(f"bench --end-to-end: balance simulate failed: {done.stderr.strip()[-300:]}")
+        wall = sorted(walls)[len(walls) // 2]
         rate = games / wall
-        out.append({"workers": workers, "games": games, "wall_seconds": round(wall, 3), "games_per_s": round(rate, 1),
+        out.append({"workers": workers, "games": games, "wall_seconds": round(wall, 3),
+                    "walls": [round(x, 3) for x in walls], "games_per_s": round(rate, 1),
                     "ratio_to_kernel": round(rate / kernel_rate, 3), "kernel_same_games_per_cpu_s": round(same, 1),
                     "ratio_to_kernel_same_games": round(rate / same, 3)})
     return out
@@ -1127,26 +1153,33 @@ def sweep(game, params, n_games, seed, setup, strategy, knob, matchup, data, ove
         raise BalanceError(f"sweep needs --field KEY=V1,V2,... (the fields: balance sweep {game} --list)")
     from balance import outputs
 
-    out = Path(out or f"runs/sweep-{game}-{time.strftime('%Y%m%d-%H%M%S')}")
     outputs.check_folder(out, "--out")  # before the sweep: its result is never lost on its folder
     workers = _workers(workers)
     fields = S.numeric_fields(spec)
     parsed = [S.parse_param(p, fields, game, include_printed) for p in params]
-    _warm(spec)
-    pdims, _ = S.probe(spec)
-    dims = S.check_dims(dims, game, pdims) if dims else S.default_dims(pdims)
-    progress, close = _progress(spec.games, f"{game} sweep")
+    # runs/sweep-GAME-TIME, made here: a sweep started in the same second gets its own
+    claimed = None if out else outputs.claim_new_folder(f"runs/sweep-{game}-{time.strftime('%Y%m%d-%H%M%S')}",
+                                                        "--out")
+    out = Path(out or claimed)
     try:
-        res = S.sweep(spec, parsed, dims, workers=workers, progress=progress)
-    finally:
-        close()
-    frame = S.result_frame(res)
-    for line in S.format_sweep(res, frame):
-        click.echo(line)
-    from reports.sweep_plot import write_outputs
+        _warm(spec)
+        pdims, _ = S.probe(spec)
+        dims = S.check_dims(dims, game, pdims) if dims else S.default_dims(pdims)
+        progress, close = _progress(spec.games, f"{game} sweep")
+        try:
+            res = S.sweep(spec, parsed, dims, workers=workers, progress=progress)
+        finally:
+            close()
+        frame = S.result_frame(res)
+        for line in S.format_sweep(res, frame):
+            click.echo(line)
+        from reports.sweep_plot import write_outputs
 
-    for p in write_outputs(res, out):
-        click.echo(f"wrote {p}")
+        for p in write_outputs(res, out):
+            click.echo(f"wrote {p}")
+    finally:
+        if claimed is not None:
+            outputs.release_folder(claimed)  # a sweep that ended before writing: no empty default folder stays
 
 
 @cli.command()
@@ -1341,6 +1374,18 @@ def main(argv=None):
     """Entry point. Exit codes (README, "The command line"): 0 ok, 1 a verdict (drift, a failed gate), 2 bad input
     or environment (one line naming the option or path), 3 an internal error (one line; the traceback with
     --debug or BALANCE_DEBUG=1), 130 interrupted."""
+    try:
+        _main(argv)
+    finally:
+        if argv is None:
+            # the process's own command (the console script): Python's shutdown collection would walk every object
+            # numba and the kernels made, ~0.12 s of each command's wall time; frozen, it skips them (0.02 s)
+            import gc
+
+            gc.freeze()
+
+
+def _main(argv=None):
     from balance.errors import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, os_error_line
 
     args = sys.argv[1:] if argv is None else list(argv)

@@ -5,6 +5,8 @@ and never a lost result.
   cannot be written (its folder is a file, is read-only, is not ours; the path is a folder where a file is
   wanted, or the other way round). They run before the simulation, so a long computation never ends on an
   unwritable path.
+* :func:`claim_new_folder` makes a default output folder (``runs/GAME-TIME``) that no concurrent command
+  shares.
 * :func:`write_text` writes a file atomically (a temp file beside it, renamed); ``-`` is standard output; a
   device or a pipe (``/dev/stdout``) is written in place. When the write fails anyway (a disk that filled up
   during the run), the text is saved in the system's temp folder and the one-line error names that copy: a
@@ -74,6 +76,37 @@ def check_folder(path, option: str) -> None:
     if not anc.is_dir():
         raise BalanceError(f"{option} {path}: {anc} is a file, not a folder")
     _probe(anc, option, path)
+
+
+def claim_new_folder(base, option: str) -> Path:
+    """A new, empty folder ``base``, or ``base-2``, ``base-3``, ... when that is taken, made here: ``mkdir`` is
+    atomic, so two commands started in the same second (a default ``runs/GAME-TIME``) never share a folder.
+    :func:`release_folder` removes it again if the command ends with it still empty."""
+    base = Path(base)
+    check_folder(base, option)
+    base.parent.mkdir(parents=True, exist_ok=True)
+    k = 1
+    while True:
+        p = base if k == 1 else base.with_name(f"{base.name}-{k}")
+        try:
+            p.mkdir()
+            return p
+        except FileExistsError:
+            k += 1
+
+
+def release_folder(path) -> None:
+    """Remove a folder :func:`claim_new_folder` made if it holds nothing but empty folders (a run refused before
+    its first chunk leaves at most an empty ``records/``): a refused command leaves no trace. Only empty folders
+    are ever removed."""
+    p = Path(path)
+    try:
+        for child in p.iterdir():
+            if child.is_dir() and not child.is_symlink():
+                child.rmdir()  # OSError when not empty: then the folder stays, whole
+        p.rmdir()
+    except OSError:
+        pass  # not empty (what a run computed is never removed), or gone
 
 
 def write_text(path, text: str, option: str) -> None:

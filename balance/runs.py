@@ -70,6 +70,7 @@ DEFAULT_CHUNK = 100_000  # games per chunk file, at most (runs of fewer games ge
 MIN_AUTO_CHUNK = 1_000
 MIN_CHUNK_SECONDS = 0.25  # auto_chunk_size: a chunk of slow games holds at least this much work (a file, an entry)
 CHUNKS_PER_WORKER = 16  # auto_chunk_size
+TAPER_SPLIT = 4  # a run's last chunks are this many times smaller (ChunkPlan, _taper)
 # The run store's limits (README, "The command line"): a manifest lists every finished chunk, so a run has at
 # most MAX_CHUNKS of them (a ~130 MB manifest); the largest run is MAX_GAMES games (then chunks of 10^6 games);
 # a chunk is held in a worker's memory, so it is at most MAX_CHUNK_SIZE games (~2.5 GB of rose-duel records).
@@ -398,7 +399,9 @@ def records_table(records: np.ndarray):
     for c in cols.values():
         c = c if c.dtype.isnative else c.astype(c.dtype.newbyteorder("="))  # arrow buffers are native-endian
         arrays.append(pa.Array.from_buffers(pa.from_numpy_dtype(c.dtype), len(c), [None, pa.py_buffer(c)]))
-    return pa.Table.from_arrays(arrays, names=list(cols))
+    # non-nullable: parquet stores the columns REQUIRED, without definition levels (12-16% less encoding CPU)
+    schema = pa.schema([pa.field(name, a.type, nullable=False) for name, a in zip(cols, arrays)])
+    return pa.Table.from_arrays(arrays, schema=schema)
 
 
 def encode_chunk(records: np.ndarray, meta: bytes | None = None) -> bytes:
@@ -863,19 +866,32 @@ def _notice_line(run_dir: Path, spec: RunSpec | None, said: dict) -> Callable[[]
 # ----------------------------------------------------------------------------- the run
 class ChunkPlan:
     """A run's chunks ``(index, first game, games)``, computed on demand: never held as a list (the largest run
-    has MAX_CHUNKS of them)."""
+    has MAX_CHUNKS of them).
 
-    def __init__(self, games: int, chunk_size: int):
+    ``tail``: the last ``tail`` chunks' worth of games (and the part chunk after them) are cut into chunks of a
+    TAPER_SPLIT-th of the size. A run with auto chunks tapers over as many chunks as it has workers
+    (:func:`_taper`): the workers end within a small chunk of each other instead of one idling for up to a whole
+    chunk (3-4% of a 6 s two-worker run)."""
+
+    def __init__(self, games: int, chunk_size: int, tail: int = 0):
         self.games, self.chunk_size = int(games), int(chunk_size)
+        tail = max(0, int(tail))
+        self.head = max(0, self.games - tail * self.chunk_size) // self.chunk_size if tail else \
+            -(-self.games // self.chunk_size)  # full-size chunks before the taper
+        self.small = -(-self.chunk_size // TAPER_SPLIT) if tail else self.chunk_size
+        self.n = self.head + -(-(self.games - self.head * self.chunk_size) // self.small)
 
     def __len__(self) -> int:
-        return -(-self.games // self.chunk_size)
+        return self.n
 
     def __getitem__(self, i: int) -> tuple[int, int, int]:
         if not 0 <= i < len(self):
             raise IndexError(i)
-        start = i * self.chunk_size
-        return i, start, min(self.chunk_size, self.games - start)
+        if i < self.head:
+            start, size = i * self.chunk_size, self.chunk_size
+        else:
+            start, size = self.head * self.chunk_size + (i - self.head) * self.small, self.small
+        return i, start, min(size, self.games - start)
 
     def __iter__(self):
         return (self[i] for i in range(len(self)))
@@ -900,8 +916,19 @@ class _Todo:
         return (c for c in self.plan if c[0] not in self.done)
 
 
-def _plan(spec: RunSpec) -> ChunkPlan:
-    return ChunkPlan(spec.games, spec.chunk_size)
+def _plan(spec: RunSpec, man: dict | None = None) -> ChunkPlan:
+    """The run's chunks: ``man["tail_chunks"]`` (written by :func:`_taper`; none in runs made before it) tapers
+    the last ones."""
+    return ChunkPlan(spec.games, spec.chunk_size, int((man or {}).get("tail_chunks", 0)))
+
+
+def _taper(spec: RunSpec, man: dict, workers: int) -> None:
+    """A new run with auto chunks: its last ``workers`` chunks are cut smaller (:class:`ChunkPlan`), within
+    MAX_CHUNKS, and the manifest keeps that (a resume plans the same chunks, whatever its worker count)."""
+    plan = ChunkPlan(spec.games, spec.chunk_size, workers)
+    if len(plan) <= MAX_CHUNKS and plan.head > 0:
+        man["tail_chunks"] = int(workers)
+        man["n_chunks"] = len(plan)
 
 
 def check_plan(spec: RunSpec) -> None:
@@ -937,7 +964,7 @@ def _replan(spec: RunSpec, man: dict, prep: Prepared, workers: int) -> RunSpec:
     prep.spec = spec
     man["spec"] = asdict(spec)
     man["chunk_size"] = size
-    man["n_chunks"] = len(_plan(spec))
+    man["n_chunks"] = len(_plan(spec, man))
     return spec
 
 
@@ -1200,7 +1227,7 @@ def _run_locked(run_dir: Path, spec, resume, workers, progress, log, executor, s
         (run_dir / "records").mkdir(exist_ok=True)
         _remove_dead_temp_files(run_dir)
         done = _verified_done(run_dir, man)
-        todo = _plan(spec).todo(done)
+        todo = _plan(spec, man).todo(done)
         # reach the cluster before anything is reported or written: an unreachable scheduler is one error line
         dask = _dask_client(workers, scheduler) if executor == "dask" and todo else None
         warm = 0.0
@@ -1212,7 +1239,9 @@ def _run_locked(run_dir: Path, spec, resume, workers, progress, log, executor, s
             man["timing"]["compile_load_seconds"] = round(max(man["timing"].get("compile_load_seconds", 0.0), warm), 3)
             if auto_chunk and not resume and not done:
                 spec = _replan(spec, man, prep, workers)
-                todo = _plan(spec).todo(done)
+        if todo and auto_chunk and not resume and not done:
+            _taper(spec, man, workers)
+            todo = _plan(spec, man).todo(done)
         if progress:
             progress(sum(man["chunks"][str(i)]["games"] for i in done))
         write_manifest(run_dir, man)

@@ -800,7 +800,9 @@ def test_slow_games_get_chunks_by_time(capsys, tmp_path, monkeypatch):
     code, _, err = cli(capsys, "simulate", "colosseum", "--games", 1000, "--seed", 2, "--workers", 2, "--out", d)
     assert code == 0, err
     man = read_manifest(d)
-    assert man["chunk_size"] == man["spec"]["chunk_size"] == 31 and man["n_chunks"] == 33
+    # 30 chunks of 31 games, then the last two chunks' worth (70 games) in chunks of 8: the taper
+    assert man["chunk_size"] == man["spec"]["chunk_size"] == 31 and man["n_chunks"] == 39
+    assert man["tail_chunks"] == 2
     assert man["timing"]["workers"] == 2
     assert run_frame(d).equals(reference_frame(1000, 2))
     e = tmp_path / "explicit"
@@ -821,6 +823,50 @@ def test_the_chunk_plan_is_never_a_list():
     assert len(todo) == 10**6 - 2
     assert list(itertools.islice(todo, 2)) == [(1, 10**6, 10**6), (3, 3 * 10**6, 10**6)]
     assert list(ChunkPlan(2500, 1000)) == [(0, 0, 1000), (1, 1000, 1000), (2, 2000, 500)]
+    # tapered: the last chunk's worth of games, and the part chunk after it, in quarter chunks
+    assert list(ChunkPlan(2500, 1000, tail=1)) == [(0, 0, 1000), (1, 1000, 250), (2, 1250, 250), (3, 1500, 250),
+                                                   (4, 1750, 250), (5, 2000, 250), (6, 2250, 250)]
+    big = ChunkPlan(10**12, 10**6, tail=4)
+    assert len(big) == 10**6 - 4 + 16 and big[len(big) - 1] == (len(big) - 1, 10**12 - 250_000, 250_000)
+
+
+@pytest.mark.parametrize("games,size,tail", [(1, 1, 1), (7, 3, 1), (1000, 31, 2), (99_999, 6_250, 16), (10, 100, 2)])
+def test_a_tapered_plan_covers_every_game_once_in_order(games, size, tail):
+    from balance.runs import ChunkPlan
+
+    plan, nxt = ChunkPlan(games, size, tail), 0
+    for i, (idx, start, count) in enumerate(plan):
+        assert idx == i and start == nxt and 0 < count <= size
+        nxt += count
+    assert nxt == games and len(plan) == i + 1
+    assert [c[2] for c in plan][-1] <= -(-size // 4) or plan.head == len(plan)
+
+
+def test_a_tapered_run_resumes_with_its_own_plan_on_any_worker_count(capsys, tmp_path):
+    """The taper is the new run's (``tail_chunks`` = its workers), kept in the manifest: a resume with another
+    worker count plans the same chunks; a manifest without the key (runs made before the taper) plans uniform
+    chunks."""
+    from balance.runs import MANIFEST, _plan, chunk_path, run_spec, write_manifest
+
+    d = tmp_path / "run"
+    code, _, err = cli(capsys, "simulate", "colosseum", "--games", 20_000, "--seed", 4, "--workers", 2, "--out", d)
+    assert code == 0, err
+    man = read_manifest(d)
+    n = man["n_chunks"]
+    # chunks of 1,000 games (the 1,000-game floor): 18 of them, then 2,000 games in chunks of 250
+    assert man["tail_chunks"] == 2 and n == len(_plan(run_spec(d, man), man)) == 18 + 8
+    for k in (str(n - 1), str(n - 5), "3"):  # an unfinished run: three chunks not done
+        chunk_path(d, int(k)).unlink()
+        del man["chunks"][k]
+    write_manifest(d, man)
+    code, _, err = cli(capsys, "simulate", "colosseum", "--resume", "--workers", 1, "--out", d)
+    assert code == 0, err
+    again = read_manifest(d)
+    assert again["n_chunks"] == n and again["tail_chunks"] == 2 and len(again["chunks"]) == n
+    assert run_frame(d).equals(reference_frame(20_000, 4))
+    old = dict(again)
+    del old["tail_chunks"]
+    assert len(_plan(run_spec(d, old), old)) == old["n_chunks"] - 6 and MANIFEST == "manifest.json"
 
 
 @pytest.mark.parametrize("strategies", [["random"], ["greedy", "random"]])
@@ -914,3 +960,35 @@ def test_env_sh_is_safe_to_source(tmp_path):
     p = subprocess.run(["bash", "-c", script], capture_output=True, text=True)
     assert "rc=1" in p.stdout and "alive" in p.stdout, (p.stdout, p.stderr)
     assert "_env.sh: setting up" in p.stderr
+
+
+def test_only_the_console_script_freezes_the_gc_before_exit(capsys, monkeypatch):
+    """``main()`` as the process's command freezes the GC on its way out (Python's shutdown collection of the
+    kernels' objects cost ~0.12 s a command); ``main(args)``, called in-process (tests, notebooks), never does."""
+    import gc
+
+    calls = []
+    monkeypatch.setattr(gc, "freeze", lambda: calls.append(1))
+    cli(capsys, "games")
+    assert calls == []
+    monkeypatch.setattr(sys, "argv", ["balance", "games"])
+    with pytest.raises(SystemExit) as ei:
+        main()
+    assert ei.value.code == 0 and calls == [1]
+
+
+def test_default_run_folders_are_never_shared(capsys, tmp_path, monkeypatch):
+    """Two runs started in the same second without --out each get their own folder (runs/GAME-TIME, then
+    -2, ...), made atomically: before, the second found the first's lock and failed. A run refused before it
+    starts leaves no default folder behind."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(time, "strftime", lambda fmt, *a: "20261202-080000")
+    for _ in range(2):
+        code, out, err = cli(capsys, "simulate", "colosseum", "--games", 100, "--workers", 1)
+        assert code == 0, err
+    made = sorted(p.name for p in (tmp_path / "runs").iterdir())
+    assert made == ["colosseum-20261202-080000", "colosseum-20261202-080000-2"]
+    assert "run folder: runs/colosseum-20261202-080000-2" in out
+    code, _, err = cli(capsys, "simulate", "colosseum", "--games", 10, "--data", tmp_path / "nope")
+    assert_one_line_error(code, err, "data folder not found")
+    assert sorted(p.name for p in (tmp_path / "runs").iterdir()) == made

@@ -66,12 +66,13 @@ def test_bench_playouts(capsys, tmp_path):
 def test_bench_end_to_end(capsys, tmp_path):
     """Whole `balance simulate` processes beside the kernel rate: their games, wall time and ratio."""
     code, out, err = cli(capsys, "bench", "colosseum", "--strategy", "random", "--reps", 1, "--games", 2000,
-                         "--end-to-end", "--seconds", 0.5, "--json", tmp_path / "b.json")
+                         "--end-to-end", "--seconds", 0.5, "--runs", 3, "--json", tmp_path / "b.json")
     assert code == 0, err
     r = json.loads((tmp_path / "b.json").read_text())["results"][0]
     runs = r["end_to_end"]
     assert [w["workers"] for w in runs][:1] == [1] and all(w["games"] >= 1000 for w in runs)
     for w in runs:
+        assert len(w["walls"]) == 3 and w["wall_seconds"] == sorted(w["walls"])[1]  # the median of three runs
         assert w["games_per_s"] == pytest.approx(w["games"] / w["wall_seconds"], rel=1e-3)
         assert w["ratio_to_kernel"] == pytest.approx(w["games_per_s"] / r["games_per_cpu_s"], rel=1e-2)
         same = w["kernel_same_games_per_cpu_s"]  # the kernel alone on the run's own games, in the bench's process
