@@ -992,3 +992,10 @@ def test_default_run_folders_are_never_shared(capsys, tmp_path, monkeypatch):
     code, _, err = cli(capsys, "simulate", "colosseum", "--games", 10, "--data", tmp_path / "nope")
     assert_one_line_error(code, err, "data folder not found")
     assert sorted(p.name for p in (tmp_path / "runs").iterdir()) == made
+    from balance import api  # the Python API names its default folders the same way
+    from balance.errors import BalanceError
+
+    assert api.simulate("colosseum", 100, workers=1).path.name == "colosseum-20261202-080000-3"
+    with pytest.raises(BalanceError):
+        api.simulate("colosseum", 100, workers=1, data_dir=tmp_path / "nope")
+    assert len(list((tmp_path / "runs").iterdir())) == 3
