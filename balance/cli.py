@@ -1374,15 +1374,22 @@ def main(argv=None):
     """Entry point. Exit codes (README, "The command line"): 0 ok, 1 a verdict (drift, a failed gate), 2 bad input
     or environment (one line naming the option or path), 3 an internal error (one line; the traceback with
     --debug or BALANCE_DEBUG=1), 130 interrupted."""
+    import gc
+
+    if argv is None:
+        # the process's own command (the console script): its start makes ~10^6 long-lived objects (numba, the
+        # kernels), which the default thresholds (700, 10, 10) walk again and again: 30 ms of every start
+        gc.set_threshold(*GC_THRESHOLDS)
     try:
         _main(argv)
     finally:
         if argv is None:
-            # the process's own command (the console script): Python's shutdown collection would walk every object
-            # numba and the kernels made, ~0.12 s of each command's wall time; frozen, it skips them (0.02 s)
-            import gc
-
+            # Python's shutdown collection would walk every object numba and the kernels made, ~0.12 s of each
+            # command's wall time; frozen, it skips them (0.02 s)
             gc.freeze()
+
+
+GC_THRESHOLDS = (100_000, 50, 100)  # the console script's (gc.set_threshold): a young collection every 10^5 objects
 
 
 def _main(argv=None):

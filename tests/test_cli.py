@@ -962,19 +962,24 @@ def test_env_sh_is_safe_to_source(tmp_path):
     assert "_env.sh: setting up" in p.stderr
 
 
-def test_only_the_console_script_freezes_the_gc_before_exit(capsys, monkeypatch):
-    """``main()`` as the process's command freezes the GC on its way out (Python's shutdown collection of the
-    kernels' objects cost ~0.12 s a command); ``main(args)``, called in-process (tests, notebooks), never does."""
+def test_only_the_console_script_tunes_the_gc(capsys, monkeypatch):
+    """``main()`` as the process's command raises the GC's thresholds (its start makes ~10^6 long-lived objects)
+    and freezes the GC on its way out (Python's shutdown collection of the kernels' objects cost ~0.12 s a
+    command); ``main(args)``, called in-process (tests, notebooks), does neither."""
     import gc
 
-    calls = []
+    calls, thresholds = [], []
     monkeypatch.setattr(gc, "freeze", lambda: calls.append(1))
+    monkeypatch.setattr(gc, "set_threshold", lambda *t: thresholds.append(t))
     cli(capsys, "games")
-    assert calls == []
+    assert calls == [] and thresholds == []
     monkeypatch.setattr(sys, "argv", ["balance", "games"])
     with pytest.raises(SystemExit) as ei:
         main()
     assert ei.value.code == 0 and calls == [1]
+    from balance.cli import GC_THRESHOLDS
+
+    assert thresholds == [GC_THRESHOLDS] and GC_THRESHOLDS[0] > gc.get_threshold()[0]
 
 
 def test_default_run_folders_are_never_shared(capsys, tmp_path, monkeypatch):
