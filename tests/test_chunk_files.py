@@ -97,6 +97,30 @@ def test_wide_bitmask_columns_are_plain_and_read_back_the_same():
         assert np.array_equal(frame[name].to_numpy(), recs[name]), name
 
 
+def test_a_run_mixing_older_nullable_chunks_with_new_ones_reads_whole(tmp_path):
+    """A run resumed across versions holds chunk files of both layouts (OPTIONAL columns delta-encoded, as written
+    before 2026-12-02, and REQUIRED ones with plain wide bitmasks): polars, pyarrow and DuckDB read them as one."""
+    import duckdb
+    import polars as pl
+    import pyarrow as pa
+    import pyarrow.dataset as ds
+
+    prep = Prepared(RunSpec(game="colosseum", games=1, strategies=["random"]).normalised())
+    old, new = prep.chunk(0, 1000), prep.chunk(1000, 1000)
+    table = pa.table({n: old[n] for n in old.dtype.names})  # nullable fields, as before
+    pq.write_table(table, tmp_path / "chunk-00000.parquet", compression="none", use_dictionary=False,
+                   column_encoding={n: "DELTA_BINARY_PACKED" for n in old.dtype.names})
+    (tmp_path / "chunk-00001.parquet").write_bytes(encode_chunk(new))
+    both = np.concatenate([old, new])
+    frame = pl.scan_parquet(tmp_path / "*.parquet").collect().sort("game")
+    arrow = ds.dataset(tmp_path).to_table().sort_by("game")
+    sums = duckdb.sql(f"select sum(first_round0), sum(rounds) from '{tmp_path}/*.parquet'").fetchall()[0]
+    for name in ("game", "first_round0", "rounds", "winner"):
+        assert np.array_equal(frame[name].to_numpy(), both[name]), name
+        assert np.array_equal(arrow[name].to_numpy(), both[name]), name
+    assert sums == (int(both["first_round0"].astype(object).sum()), int(both["rounds"].sum()))
+
+
 def test_one_worker_run_writes_what_the_chunks_are(tmp_path):
     """The writer thread: chunks alternate between two buffers while the next is simulated; every file holds its
     own games (a buffer reused too early would leave a later chunk's games in an earlier file)."""
