@@ -1004,3 +1004,21 @@ def test_default_run_folders_are_never_shared(capsys, tmp_path, monkeypatch):
     with pytest.raises(BalanceError):
         api.simulate("colosseum", 100, workers=1, data_dir=tmp_path / "nope")
     assert len(list((tmp_path / "runs").iterdir())) == 3
+
+
+def test_default_sweep_folders_are_never_shared(capsys, tmp_path, monkeypatch):
+    """Sweeps started in the same second without --out write into runs/sweep-GAME-TIME and -2: before, the second
+    overwrote the first's table and plots. One refused after its folder was made (an unknown --dim) leaves none."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(time, "strftime", lambda fmt, *a: "20261202-090000")
+    for _ in range(2):
+        code, _, err = cli(capsys, "sweep", "colosseum", "--field", "characters.terry.hp=16,17", "--games", 100,
+                           "--workers", 1)
+        assert code == 0, err
+    made = sorted(p.name for p in (tmp_path / "runs").iterdir())
+    assert made == ["sweep-colosseum-20261202-090000", "sweep-colosseum-20261202-090000-2"]
+    assert all(any((tmp_path / "runs" / m).iterdir()) for m in made)
+    code, _, err = cli(capsys, "sweep", "colosseum", "--field", "characters.terry.hp=16,17", "--games", 100,
+                       "--dim", "bogus")
+    assert_one_line_error(code, err, "bogus")
+    assert sorted(p.name for p in (tmp_path / "runs").iterdir()) == made
