@@ -12,7 +12,6 @@ Example (a notebook)::
 """
 from __future__ import annotations
 
-import time
 from functools import cached_property
 from pathlib import Path
 
@@ -105,25 +104,18 @@ def simulate(game: str, games: int, seed: int = 1, out: str | Path | None = None
         raise BalanceError(f"simulate(strategies={strategies!r}): expected a list of strategy names, "
                            f"e.g. ['greedy'] or ['greedy', 'random']")
     workers = default_workers() if workers is None else whole_number(workers, "workers")
-    claimed = None
-    if not out:  # runs/GAME-TIME, claimed: a simulate started in the same second gets its own folder
-        out = claimed = outputs.claim_new_folder(Path("runs") / f"{game}-{time.strftime('%Y%m%d-%H%M%S')}", "out")
-    out = Path(out)
     auto_chunk = chunk_size is None and not resume
     if chunk_size is None:
         chunk_size = auto_chunk_size(whole_number(games, "games"), workers)
-        if resume and (out / "manifest.json").exists():
+        if resume and out and (Path(out) / "manifest.json").exists():
             chunk_size = read_manifest(out)["spec"]["chunk_size"]  # the run's own: resume compares settings
     spec = RunSpec(game=game, games=games, seed=seed, setup=setup, strategies=list(strategies),
                    strategy_params=list(strategy_params), matchup=list(matchup) if matchup else None,
                    data_dir=str(data_dir) if data_dir else None, overrides=list(overrides),
                    chunk_size=chunk_size, plugins=list(plugins), options=dict(options or {}))
-    try:
-        run(out, spec, resume=resume, workers=workers, overwrite=overwrite, auto_chunk=auto_chunk)
-    finally:
-        if claimed is not None:
-            outputs.release_folder(claimed)  # refused before its first chunk: no empty default folder stays
-    return Run(out)
+    with outputs.out_folder(out, f"runs/{game}", "out") as folder:  # runs/GAME-TIME, its own folder
+        run(folder, spec, resume=resume, workers=workers, overwrite=overwrite, auto_chunk=auto_chunk)
+    return Run(folder)
 
 
 def _check_args(**args) -> None:
@@ -173,9 +165,8 @@ def skill(game: str, tiers=("random", "greedy"), games: int = 20_000, seed: int 
     for t in tiers:
         if t not in known:
             raise BalanceError(f"--tiers {t}: not a {game} strategy; known: {', '.join(known)}")
-    if not out:  # runs/GAME-skill-TIME, claimed: a skill run started in the same second gets its own folder
-        out = outputs.claim_new_folder(Path("runs") / f"{game}-skill-{time.strftime('%Y%m%d-%H%M%S')}", "out")
-    out = Path(out)
+    # runs/GAME-skill-TIME, its own folder (the tiers' runs fill it)
+    out = Path(out) if out else outputs.new_default_folder(f"runs/{game}-skill", "out")
     rows = {}
     for t in tiers:
         r = simulate(game, games, seed, out / t, setup, [t], workers=workers, options=options, plugins=plugins,

@@ -218,7 +218,7 @@ def simulate(ctx, game, n_games, seed, setup, strategy, param, matchup, data, ov
     Records depend only on the seed and settings, never on --workers, --chunk-size or --executor. A run
     killed at any moment completes with --resume to the records of an uninterrupted run."""
     from balance import outputs
-    from balance.runs import auto_chunk_size, default_workers
+    from balance.runs import auto_chunk_size, default_workers, run
 
     _plugins(plugin)
     registry.get_game(game)
@@ -232,7 +232,6 @@ def simulate(ctx, game, n_games, seed, setup, strategy, param, matchup, data, ov
         raise BalanceError("--workers does not apply with --scheduler: the cluster's own workers run the chunks "
                            "(start each with 'dask worker ADDRESS --nworkers N --nthreads 1')")
     workers = workers or default_workers()
-    claimed = None
     if resume:
         if not out:
             raise BalanceError("--resume needs --out RUN_DIR (the folder to complete)")
@@ -243,69 +242,54 @@ def simulate(ctx, game, n_games, seed, setup, strategy, param, matchup, data, ov
         spec = _spec(game, n_games, seed, setup, strategy, param, matchup, data, override,
                      auto_chunk_size(n_games, workers) if chunk_size is None and n_games > 0 else chunk_size,
                      plugin, _options(game_set, players))
-        if not out:  # runs/GAME-TIME, made here: another command started in the same second gets its own
-            out = claimed = outputs.claim_new_folder(f"runs/{game}-{time.strftime('%Y%m%d-%H%M%S')}", "--out")
     outputs.check_folder(out, "--out")  # before any work: a run never ends on a folder it cannot write
-    try:
-        _simulate_into(game, spec, out, resume, overwrite, workers, executor, scheduler, json_out, with_report,
-                       min_effect, alpha, causal_deals, chunk_size)
-    finally:
-        if claimed is not None:
-            outputs.release_folder(claimed)  # a run refused before it started: no empty default folder stays
+    with outputs.out_folder(out, f"runs/{game}", "--out") as out:  # runs/GAME-TIME: its own, whoever else starts
+        outputs.check_file(json_out, "--json")
+        if with_report:
+            outputs.check_folder(Path(out) / "report", "--out")
+        run_dir = Path(out)
+        if resume:
+            from balance.runs import read_manifest
 
-
-def _simulate_into(game, spec, out, resume, overwrite, workers, executor, scheduler, json_out, with_report,
-                   min_effect, alpha, causal_deals, chunk_size):
-    """``simulate``'s run into ``out`` (checked), then its summary lines, JSON and report."""
-    from balance import outputs
-    from balance.runs import run
-
-    outputs.check_file(json_out, "--json")
-    if with_report:
-        outputs.check_folder(Path(out) / "report", "--out")
-    run_dir = Path(out)
-    if resume:
-        from balance.runs import read_manifest
-
-        total = read_manifest(run_dir)["games"]
-    else:
-        total = spec.games
-    t0 = time.perf_counter()
-    progress, close = _progress(total, game)
-    try:
+            total = read_manifest(run_dir)["games"]
+        else:
+            total = spec.games
+        t0 = time.perf_counter()
+        progress, close = _progress(total, game)
         try:
-            man = run(run_dir, spec, resume=resume, workers=workers, progress=progress,
-                      log=lambda line: click.echo(line, err=True), executor=executor, scheduler=scheduler,
-                      overwrite=overwrite, auto_chunk=chunk_size is None and not resume)
-        finally:
-            close()
-    except KeyboardInterrupt:
-        click.echo(f"\ninterrupted: {_kept(run_dir)} in {run_dir}; complete it with: "
-                   f"balance simulate {game} --resume --out {run_dir}", err=True)
-        sys.exit(130)
-    except OSError as e:  # a full disk, a folder that became unwritable: the finished chunks stay
-        from balance.errors import os_error_line
+            try:
+                man = run(run_dir, spec, resume=resume, workers=workers, progress=progress,
+                          log=lambda line: click.echo(line, err=True), executor=executor, scheduler=scheduler,
+                          overwrite=overwrite, auto_chunk=chunk_size is None and not resume)
+            finally:
+                close()
+        except KeyboardInterrupt:
+            click.echo(f"\ninterrupted: {_kept(run_dir)} in {run_dir}; complete it with: "
+                       f"balance simulate {game} --resume --out {run_dir}", err=True)
+            sys.exit(130)
+        except OSError as e:  # a full disk, a folder that became unwritable: the finished chunks stay
+            from balance.errors import os_error_line
 
-        raise BalanceError(f"{os_error_line(e)}; {_kept(run_dir)}: free space (or fix the folder) and complete the "
-                           f"run with: balance simulate {game} --resume --out {run_dir}") from None
-    wall = time.perf_counter() - t0
-    cpu = man["timing"]["cpu_seconds"]
-    comp = man["timing"].get("compile_load_seconds", 0.0)
-    used = man["timing"].get("workers", workers)
-    say = _say(json_out)
-    say(f"{man['games']:,} games in {wall:.2f} s wall ({man['games'] / max(wall, 1e-9):,.0f} games/s, "
-        f"{used} worker{'s' if used > 1 else ''}{', dask' if executor == 'dask' else ''}); {cpu:.2f} s in "
-        f"chunks; kernel compile/load {comp:.2f} s")
-    say(f"run folder: {run_dir}")
-    doc = {"run": str(run_dir), "game": man["game"], "games": man["games"], "seed": man["seed"],
-           "strategies": man["spec"]["strategies"], "rotation": int(man.get("rotation", 1)),
-           "wall_seconds": round(wall, 3), "games_per_second": round(man["games"] / max(wall, 1e-9), 1),
-           "cpu_seconds": cpu, "compile_load_seconds": comp, "workers": used, "executor": executor}
-    if with_report:
-        doc["report"] = _report(run_dir, None, min_effect, alpha, causal_deals,
-                                echo_err=outputs.is_stdout(json_out))
-    if json_out:
-        outputs.write_text(json_out, json.dumps(doc, indent=1, ensure_ascii=False), "--json")
+            raise BalanceError(f"{os_error_line(e)}; {_kept(run_dir)}: free space (or fix the folder) and complete the "
+                               f"run with: balance simulate {game} --resume --out {run_dir}") from None
+        wall = time.perf_counter() - t0
+        cpu = man["timing"]["cpu_seconds"]
+        comp = man["timing"].get("compile_load_seconds", 0.0)
+        used = man["timing"].get("workers", workers)
+        say = _say(json_out)
+        say(f"{man['games']:,} games in {wall:.2f} s wall ({man['games'] / max(wall, 1e-9):,.0f} games/s, "
+            f"{used} worker{'s' if used > 1 else ''}{', dask' if executor == 'dask' else ''}); {cpu:.2f} s in "
+            f"chunks; kernel compile/load {comp:.2f} s")
+        say(f"run folder: {run_dir}")
+        doc = {"run": str(run_dir), "game": man["game"], "games": man["games"], "seed": man["seed"],
+               "strategies": man["spec"]["strategies"], "rotation": int(man.get("rotation", 1)),
+               "wall_seconds": round(wall, 3), "games_per_second": round(man["games"] / max(wall, 1e-9), 1),
+               "cpu_seconds": cpu, "compile_load_seconds": comp, "workers": used, "executor": executor}
+        if with_report:
+            doc["report"] = _report(run_dir, None, min_effect, alpha, causal_deals,
+                                    echo_err=outputs.is_stdout(json_out))
+        if json_out:
+            outputs.write_text(json_out, json.dumps(doc, indent=1, ensure_ascii=False), "--json")
 
 
 def _kept(run_dir: Path) -> str:
@@ -1157,11 +1141,7 @@ def sweep(game, params, n_games, seed, setup, strategy, knob, matchup, data, ove
     workers = _workers(workers)
     fields = S.numeric_fields(spec)
     parsed = [S.parse_param(p, fields, game, include_printed) for p in params]
-    # runs/sweep-GAME-TIME, made here: a sweep started in the same second gets its own
-    claimed = None if out else outputs.claim_new_folder(f"runs/sweep-{game}-{time.strftime('%Y%m%d-%H%M%S')}",
-                                                        "--out")
-    out = Path(out or claimed)
-    try:
+    with outputs.out_folder(out, f"runs/sweep-{game}", "--out") as out:  # runs/sweep-GAME-TIME: its own
         _warm(spec)
         pdims, _ = S.probe(spec)
         dims = S.check_dims(dims, game, pdims) if dims else S.default_dims(pdims)
@@ -1177,9 +1157,6 @@ def sweep(game, params, n_games, seed, setup, strategy, knob, matchup, data, ove
 
         for p in write_outputs(res, out):
             click.echo(f"wrote {p}")
-    finally:
-        if claimed is not None:
-            outputs.release_folder(claimed)  # a sweep that ended before writing: no empty default folder stays
 
 
 @cli.command()
@@ -1370,6 +1347,9 @@ def validate_one_line(folder: Path) -> tuple[int, str]:
     return code, err.getvalue()
 
 
+GC_THRESHOLDS = (100_000, 50, 100)  # the console script's (gc.set_threshold): a young collection every 10^5 objects
+
+
 def main(argv=None):
     """Entry point. Exit codes (README, "The command line"): 0 ok, 1 a verdict (drift, a failed gate), 2 bad input
     or environment (one line naming the option or path), 3 an internal error (one line; the traceback with
@@ -1388,8 +1368,6 @@ def main(argv=None):
             # command's wall time; frozen, it skips them (0.02 s)
             gc.freeze()
 
-
-GC_THRESHOLDS = (100_000, 50, 100)  # the console script's (gc.set_threshold): a young collection every 10^5 objects
 
 
 def _main(argv=None):

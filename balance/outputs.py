@@ -5,8 +5,8 @@ and never a lost result.
   cannot be written (its folder is a file, is read-only, is not ours; the path is a folder where a file is
   wanted, or the other way round). They run before the simulation, so a long computation never ends on an
   unwritable path.
-* :func:`claim_new_folder` makes a default output folder (``runs/GAME-TIME``) that no concurrent command
-  shares.
+* :func:`out_folder` gives a command its ``--out`` or a default folder (``runs/GAME-TIME``) that no concurrent
+  command shares (:func:`claim_new_folder`), removed again if the command leaves it empty.
 * :func:`write_text` writes a file atomically (a temp file beside it, renamed); ``-`` is standard output; a
   device or a pipe (``/dev/stdout``) is written in place. When the write fails anyway (a disk that filled up
   during the run), the text is saved in the system's temp folder and the one-line error names that copy: a
@@ -17,6 +17,8 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
+import time
+from contextlib import contextmanager
 from pathlib import Path
 
 from balance.errors import BalanceError
@@ -76,6 +78,26 @@ def check_folder(path, option: str) -> None:
     if not anc.is_dir():
         raise BalanceError(f"{option} {path}: {anc} is a file, not a folder")
     _probe(anc, option, path)
+
+
+@contextmanager
+def out_folder(out, default: str, option: str):
+    """``with out_folder(out, "runs/GAME", "--out") as folder:`` ``out`` as given, else a new default folder
+    ``DEFAULT-YYYYmmdd-HHMMSS`` claimed here (:func:`claim_new_folder`) and removed on the way out if the command
+    left it empty (:func:`release_folder`)."""
+    if out:
+        yield Path(out)
+        return
+    folder = new_default_folder(default, option)
+    try:
+        yield folder
+    finally:
+        release_folder(folder)
+
+
+def new_default_folder(default: str, option: str) -> Path:
+    """A new folder ``DEFAULT-YYYYmmdd-HHMMSS`` (``-2``, ``-3``, ... when taken), made here."""
+    return claim_new_folder(f"{default}-{time.strftime('%Y%m%d-%H%M%S')}", option)
 
 
 def claim_new_folder(base, option: str) -> Path:

@@ -890,8 +890,9 @@ class ChunkPlan:
     def __init__(self, games: int, chunk_size: int, tail: int = 0):
         self.games, self.chunk_size = int(games), int(chunk_size)
         tail = max(0, int(tail))
-        self.head = max(0, self.games - tail * self.chunk_size) // self.chunk_size if tail else \
-            -(-self.games // self.chunk_size)  # full-size chunks before the taper
+        uniform = -(-self.games // self.chunk_size)
+        # full-size chunks before the taper
+        self.head = max(0, self.games - tail * self.chunk_size) // self.chunk_size if tail else uniform
         self.small = -(-self.chunk_size // TAPER_SPLIT) if tail else self.chunk_size
         self.n = self.head + -(-(self.games - self.head * self.chunk_size) // self.small)
 

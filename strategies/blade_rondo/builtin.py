@@ -621,9 +621,9 @@ def planner_nb(phase, m, seat, mask, params):
     lost, own life lost, Attack, Defence, face-down cards, subordinates, Voltage; read as params[PL_<KNOB>]).
 
     The copy's decisions are ``quiet_nb``'s, bound by the address the machine holds (``M_QUIET_FN``, written by
-    ``game.seat_words``: ``address_words`` below): ``quiet_nb`` as a function value here would be an address of the process that
-    compiled it, which numba cannot cache, and a wrapper holding it linked and finalised the whole planner again
-    in every process (1.4 s of every planner run's start)."""
+    ``game.seat_words``: ``address_words`` below): ``quiet_nb`` as a function value here would be an address of
+    the process that compiled it, which numba cannot cache, and a wrapper holding it linked and finalised the
+    whole planner again in every process (1.4 s of every planner run's start)."""
     p = as_machine_nb(m)
     if params[PL_EPSILON] > 0.0 and _rand_float_nb(p) < params[PL_EPSILON]:
         return _rand_bit_nb(p, mask)

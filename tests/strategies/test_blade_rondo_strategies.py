@@ -125,9 +125,8 @@ def _hide_shuffle(m: np.ndarray, seat: int, rng: np.random.Generator) -> np.ndar
 
 
 def _decisions(fn, params, states, shuffled=False, seed=0):
-    from simulators.blade_rondo.rules_nb import action_mask
-
     from simulators.blade_rondo.game import seat_words
+    from simulators.blade_rondo.rules_nb import action_mask
 
     rng = np.random.default_rng(seed)
     mask_of = action_mask()
