@@ -150,6 +150,49 @@ def test_signatures_holding_function_objects_are_not_cached(tmp_path, capfd):
     assert nc.holds_function_objects((types.Tuple((types.int64, types.UniTuple(types.Dispatcher(mod.twice), 2))),))
 
 
+_LOADS = """
+import sys
+if sys.argv[2] == "toolkit":
+    import simulators  # noqa: F401 (numba_compat's cache guard, through kernel_cache)
+sys.path.insert(0, sys.argv[1])
+import numpy as np
+from numba import njit
+import lazy_nb
+
+print(lazy_nb.total(5), lazy_nb.total.stats.cache_hits.get(lazy_nb.total.signatures[0], 0))
+print("numba.np.arraymath" in sys.modules)
+
+@njit
+def mid(x):  # compiled after the load: needs the registries the load did not install
+    return np.median(x)
+
+print(mid(np.array([3.0, 1.0, 2.0])))
+"""
+
+# an allocation (the runtime, NRT) and loops; nothing whose compiled code refers to numba.np.arraymath (np.sort's
+# would: unpickling it imports that module)
+_LAZY = ("import numpy as np\nfrom numba import njit\n\n\n@njit(cache=True)\ndef total(n):\n"
+         "    a = np.empty(n)\n    for i in range(n):\n        a[i] = i\n    s = 0.0\n    for i in range(n):\n"
+         "        s += a[i]\n    return s\n")
+
+
+@pytest.mark.parametrize("mode", ["toolkit", "numba"])
+def test_a_cache_load_installs_no_compiler_registries(tmp_path, mode):
+    """Loading machine code from the cache skips numba's context refresh (~75 ms of every start): nothing of
+    ``numba.np.arraymath`` is imported, yet the loaded code runs (it allocates: the runtime is started) and a
+    function compiled afterwards still finds every registry. numba on its own imports them (the control)."""
+    (tmp_path / "lazy_nb.py").write_text(_LAZY)
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    runs = [subprocess.run([sys.executable, "-c", _LOADS, str(tmp_path), mode], capture_output=True, text=True,
+                           env=env, timeout=300) for _ in range(2)]  # the first compiles and saves, the second loads
+    for r in runs:
+        assert r.returncode == 0, r.stderr
+    values, loaded, median = runs[1].stdout.split("\n")[:3]
+    assert values.split() == ["10.0", "1"]  # from the cache
+    assert loaded == ("False" if mode == "toolkit" else "True")
+    assert median == "2.0"
+
+
 # ----------------------------------------------------------------------------- dispatchers
 def test_compile_on_first_use():
     """``first_use(sig)``: nothing compiled at decoration; a call from Python compiles exactly ``sig`` (a tuple of

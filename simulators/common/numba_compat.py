@@ -180,13 +180,28 @@ def _same_signature(cres, sig) -> bool:
     return tuple(got.args) == tuple(args)
 
 
-def _guarded_load(orig):
+def _load_without_refresh(cache, sig, target_context):
+    """numba's ``Cache.load_overload`` without its first step, ``target_context.refresh()``. That step installs
+    every lowering and typing registry numba has (importing ``numba.np.arraymath``, ``linalg``, ``random``, ...):
+    ~75 ms of every command's start, though loading machine code from the cache lowers and types nothing. Numba's
+    compiler refreshes both contexts itself before any compile (``CompilerBase.__init__``), so a function
+    compiled later in the process still finds them. Only the runtime (NRT), which loaded code may call, is
+    started here, as ``refresh`` would."""
+    from numba.core.runtime import rtsys
+
+    rtsys.initialize(target_context)
+    with cache._guard_against_spurious_io_errors():
+        return cache._load_overload(sig, target_context)
+    return None  # the guard swallowed a spurious I/O error: compile instead
+
+
+def _guarded_load():
     def load_overload(self, sig, target_context):
         if holds_function_objects(sig):
             _tell("not caching", _name(self), "its signature holds function objects (no other process finds them)")
             return None
         try:
-            cres = orig(self, sig, target_context)
+            cres = _load_without_refresh(self, sig, target_context)
         except Exception as e:  # noqa: BLE001 (any failure of the cache: compile instead)
             _tell("cannot load", _name(self), f"{type(e).__name__}: {e}")
             return None
@@ -232,11 +247,12 @@ def install_cache_guard() -> None:
       in one line on stderr and the function is compiled without the cache;
     - an entry holding another signature's code is not used (told the same way);
     - a signature holding function objects (``holds_function_objects``) is neither looked up nor saved: it could
-      never be found again and grows the index by one entry per process.
+      never be found again and grows the index by one entry per process;
+    - a load does not install numba's compiler registries first (``_load_without_refresh``).
     """
     cls = caching.Cache
     if not getattr(cls.load_overload, "_balance_guard", False):
-        cls.load_overload = _guarded_load(cls.load_overload)
+        cls.load_overload = _guarded_load()
     if not getattr(cls.save_overload, "_balance_guard", False):
         cls.save_overload = _guarded_save(cls.save_overload)
     f = caching.IndexDataCacheFile
