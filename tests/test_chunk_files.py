@@ -49,6 +49,23 @@ def test_columns_of_odd_fields_slices_and_no_rows():
             assert np.array_equal(cols[name], part[name]), name
 
 
+@pytest.mark.parametrize("fields", [
+    # aligned rows (a multiple of 8 bytes): fields read as words, the 3-byte one byte by byte
+    [("a", "<i8"), ("b", "i1"), ("c", "<u2"), ("d", "<i4"), ("e", "S3"), ("f", "<u8")],
+    # an 8-byte row whose 2-byte field sits at an odd offset: that field byte by byte, the others as words
+    [("a", "i1"), ("b", "<u2"), ("c", "i1"), ("d", "<i4")],
+], ids=["aligned", "odd-offset"])
+def test_columns_of_rows_read_as_words(fields):
+    dt = np.dtype(fields, align=fields[0][0] == "a" and len(fields) == 6)
+    assert dt.itemsize % 8 == 0
+    recs = np.zeros(4099, dt)  # more than one block of rows, and a partial last block
+    recs.view(np.uint8)[:] = np.random.default_rng(5).integers(0, 256, recs.nbytes)  # every bit of every field
+    for part in (recs, recs[::2], recs[:1]):
+        cols = to_columns(part)
+        for name in dt.names:
+            assert cols[name].dtype == dt[name] and np.array_equal(cols[name], part[name]), name
+
+
 def test_parquet_chunk_reads_back_everywhere(records):
     import pandas as pd
     import polars as pl
