@@ -541,8 +541,8 @@ def validate(target, override, json_out):
 @click.option("--seconds", default=6.0, show_default=True, type=click.FloatRange(min=0.5, max=600),
               help="with --end-to-end: the kernel work of each whole run")
 @click.option("--runs", "e2e_runs", default=3, show_default=True, type=click.IntRange(1, 20),
-              help="with --end-to-end: whole runs per worker count, the median shown (one run's wall time varies "
-                   "by 5-10% on a shared machine)")
+              help="with --end-to-end: rounds of the kernel timed on the run's games, then one whole run per "
+                   "worker count; the medians shown (a shared machine's speed drifts by 10-40% over minutes)")
 @click.option("--playouts", is_flag=True,
               help="instead: the search strategy's playouts per CPU-second beside random games per CPU-second")
 @click.option("--json", "json_out", default=None, type=click.Path(dir_okay=False), help="also write the per-strategy result as JSON (- for standard output)")
@@ -560,8 +560,9 @@ def bench(game, n_games, reps, strategy, plugin, game_set, reference, workers_li
     With --end-to-end: for each strategy, also the wall-clock rate of a whole ``balance simulate`` (a new
     process: start, imports, kernels loaded from the cache, chunks, parquet, manifest) of about ``--seconds`` of
     kernel work, with 1 worker and (on a machine with two cores or more) 2, and its ratio to the kernel rate:
-    what a user gets of the engine's speed. The kernel is also timed on the run's own games (a search strategy's
-    games differ in length by a third: a few small samples are no fair reference)."""
+    what a user gets of the engine's speed. The kernel is also timed on the run's own games before each round of
+    runs (a search strategy's games differ in length by a third: a few small samples are no fair reference; and a
+    shared machine's speed drifts)."""
     from balance import outputs
     from balance.runs import Prepared, RunSpec
 
@@ -633,8 +634,8 @@ def bench(game, n_games, reps, strategy, plugin, game_set, reference, workers_li
                 walls = f" (median of {', '.join(f'{x:.2f}' for x in w['walls'])})" if len(w["walls"]) > 1 else ""
                 say(f"  end to end, {w['workers']} worker{'s' * (w['workers'] > 1)}: {w['games']:,} games in "
                     f"{w['wall_seconds']:.2f} s wall{walls} = {w['games_per_s']:,.0f} games/s, "
-                    f"x{w['ratio_to_kernel']:.2f} the kernel rate (x{w['ratio_to_kernel_same_games']:.2f} its "
-                    f"{w['kernel_same_games_per_cpu_s']:,.0f}/CPU-s on the same games)")
+                    f"x{w['ratio_to_kernel']:.2f} the kernel rate; x{w['ratio_to_kernel_same_games']:.2f} its rate "
+                    f"on the same games, timed before each run (median {w['kernel_same_games_per_cpu_s']:,.0f}/CPU-s)")
     if json_out:
         doc = {"game": game, "machine": cpu, "cores": os.cpu_count(), "python": platform.python_version(),
                "numba": numba.__version__, "options": _options(game_set, None), "results": results}
@@ -675,43 +676,58 @@ def _bench_playouts(game: str, reps: int, options: dict, json_out, say, cpu: str
 def _bench_end_to_end(game: str, name: str, kernel_rate: float, seconds: float, options: dict,
                       plugins, runs: int = 1) -> list[dict]:
     """Whole ``balance simulate`` runs (new processes, as a user starts them) of about ``seconds`` of kernel work:
-    wall clock from the process start to its exit, with 1 worker and, with two cores or more, 2; ``runs`` of
-    each, the median taken (``walls`` holds them all)."""
+    wall clock from the process start to its exit, with 1 worker and, with two cores or more, 2.
+
+    ``runs`` rounds, each timing the kernel alone on the run's own games (in this process) and then one run per
+    worker count; a run's ratio is to its own round's kernel rate, and the median over the rounds counts. A shared
+    machine's speed drifts by 10-40% over minutes: a kernel timed once, before all the runs, made the ratios of
+    the same build differ by as much between two benches."""
     import shutil
     import subprocess
     import tempfile
 
     games = max(20, int(kernel_rate * seconds))  # a search strategy's 6 s are a few hundred games
-    same = _kernel_rate_on(game, name, games, options, plugins)
     exe = Path(sys.executable).parent / "balance"
     cmd = [str(exe) if exe.exists() else sys.executable, *([] if exe.exists() else ["-m", "balance.cli"])]
-    out = []
-    for workers in ([1, 2] if (os.cpu_count() or 1) >= 2 else [1]):
-        tmp = Path(tempfile.mkdtemp(prefix="balance-e2e-"))
-        args = [*cmd, "simulate", game, "--games", str(games), "--seed", "1", "--workers", str(workers),
-                "--strategy", name, "--out", str(tmp / "run")]
-        for p in plugins:
-            args += ["--plugin", p]
-        for k, v in options.items():
-            args += ["--set", f"{k}={v}"]
-        walls = []
-        try:
-            for _ in range(runs):
+    counts = [1, 2] if (os.cpu_count() or 1) >= 2 else [1]
+    kernels, walls = [], {w: [] for w in counts}
+    tmp = Path(tempfile.mkdtemp(prefix="balance-e2e-"))
+    try:
+        for _ in range(runs):
+            kernels.append(_kernel_rate_on(game, name, games, options, plugins))
+            for workers in counts:
+                args = [*cmd, "simulate", game, "--games", str(games), "--seed", "1", "--workers", str(workers),
+                        "--strategy", name, "--out", str(tmp / "run")]
+                for p in plugins:
+                    args += ["--plugin", p]
+                for k, v in options.items():
+                    args += ["--set", f"{k}={v}"]
                 shutil.rmtree(tmp / "run", ignore_errors=True)
                 t = time.perf_counter()
                 done = subprocess.run(args, capture_output=True, text=True)
-                walls.append(time.perf_counter() - t)
+                walls[workers].append(time.perf_counter() - t)
                 if done.returncode != 0:
                     raise BalanceError(f"bench --end-to-end: balance simulate failed: {done.stderr.strip()[-300:]}")
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
-        wall = sorted(walls)[len(walls) // 2]
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    out = []
+    for workers in counts:
+        wall = _median(walls[workers])
         rate = games / wall
+        ratios = [games / w / k for w, k in zip(walls[workers], kernels)]
         out.append({"workers": workers, "games": games, "wall_seconds": round(wall, 3),
-                    "walls": [round(x, 3) for x in walls], "games_per_s": round(rate, 1),
-                    "ratio_to_kernel": round(rate / kernel_rate, 3), "kernel_same_games_per_cpu_s": round(same, 1),
-                    "ratio_to_kernel_same_games": round(rate / same, 3)})
+                    "walls": [round(x, 3) for x in walls[workers]], "games_per_s": round(rate, 1),
+                    "ratio_to_kernel": round(rate / kernel_rate, 3),
+                    "kernel_same_games_per_cpu_s": round(_median(kernels), 1),
+                    "kernels_same_games": [round(k, 1) for k in kernels],
+                    "ratios_to_kernel_same_games": [round(r, 3) for r in ratios],
+                    "ratio_to_kernel_same_games": round(_median(ratios), 3)})
     return out
+
+
+def _median(xs: list[float]) -> float:
+    """The middle value (the upper one of an even count): a value that was measured."""
+    return sorted(xs)[len(xs) // 2]
 
 
 def _kernel_rate_on(game: str, name: str, games: int, options: dict, plugins) -> float:
