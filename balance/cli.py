@@ -562,7 +562,9 @@ def bench(game, n_games, reps, strategy, plugin, game_set, reference, workers_li
     kernel work, with 1 worker and (on a machine with two cores or more) 2, and its ratio to the kernel rate:
     what a user gets of the engine's speed. The kernel is also timed on the run's own games before each round of
     runs (a search strategy's games differ in length by a third: a few small samples are no fair reference; and a
-    shared machine's speed drifts)."""
+    shared machine's speed drifts). And, from the run's manifest (``timing.kernel_seconds``), the rate its own
+    workers simulated at: the run's ratio to that is what its start, writing and end cost, whatever the machine's
+    speed did meanwhile (two workers would give x2.00 for free)."""
     from balance import outputs
     from balance.runs import Prepared, RunSpec
 
@@ -636,6 +638,9 @@ def bench(game, n_games, reps, strategy, plugin, game_set, reference, workers_li
                     f"{w['wall_seconds']:.2f} s wall{walls} = {w['games_per_s']:,.0f} games/s, "
                     f"x{w['ratio_to_kernel']:.2f} the kernel rate; x{w['ratio_to_kernel_same_games']:.2f} its rate "
                     f"on the same games, timed before each run (median {w['kernel_same_games_per_cpu_s']:,.0f}/CPU-s)")
+                say(f"    inside the runs its workers simulated {w['kernel_in_run_games_per_s']:,.0f} games a second "
+                    f"each (x{w['kernel_in_run_games_per_s'] / w['kernel_same_games_per_cpu_s']:.2f} of alone): the "
+                    f"run gave x{w['ratio_to_kernel_in_run']:.2f} of that rate")
     if json_out:
         doc = {"game": game, "machine": cpu, "cores": os.cpu_count(), "python": platform.python_version(),
                "numba": numba.__version__, "options": _options(game_set, None), "results": results}
@@ -690,7 +695,7 @@ def _bench_end_to_end(game: str, name: str, kernel_rate: float, seconds: float, 
     exe = Path(sys.executable).parent / "balance"
     cmd = [str(exe) if exe.exists() else sys.executable, *([] if exe.exists() else ["-m", "balance.cli"])]
     counts = [1, 2] if (os.cpu_count() or 1) >= 2 else [1]
-    kernels, walls = [], {w: [] for w in counts}
+    kernels, walls, inside = [], {w: [] for w in counts}, {w: [] for w in counts}
     tmp = Path(tempfile.mkdtemp(prefix="balance-e2e-"))
     try:
         for _ in range(runs):
@@ -708,6 +713,9 @@ def _bench_end_to_end(game: str, name: str, kernel_rate: float, seconds: float, 
                 walls[workers].append(time.perf_counter() - t)
                 if done.returncode != 0:
                     raise BalanceError(f"bench --end-to-end: balance simulate failed: {done.stderr.strip()[-300:]}")
+                # the kernel's rate inside the run: its games over the seconds its workers spent simulating
+                timing = json.loads((tmp / "run" / "manifest.json").read_text())["timing"]
+                inside[workers].append(games / max(timing["kernel_seconds"], 1e-9))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     out = []
@@ -715,13 +723,17 @@ def _bench_end_to_end(game: str, name: str, kernel_rate: float, seconds: float, 
         wall = _median(walls[workers])
         rate = games / wall
         ratios = [games / w / k for w, k in zip(walls[workers], kernels)]
+        inner = [games / w / k for w, k in zip(walls[workers], inside[workers])]
         out.append({"workers": workers, "games": games, "wall_seconds": round(wall, 3),
                     "walls": [round(x, 3) for x in walls[workers]], "games_per_s": round(rate, 1),
                     "ratio_to_kernel": round(rate / kernel_rate, 3),
                     "kernel_same_games_per_cpu_s": round(_median(kernels), 1),
                     "kernels_same_games": [round(k, 1) for k in kernels],
                     "ratios_to_kernel_same_games": [round(r, 3) for r in ratios],
-                    "ratio_to_kernel_same_games": round(_median(ratios), 3)})
+                    "ratio_to_kernel_same_games": round(_median(ratios), 3),
+                    "kernel_in_run_games_per_s": round(_median(inside[workers]), 1),
+                    "kernels_in_run": [round(k, 1) for k in inside[workers]],
+                    "ratio_to_kernel_in_run": round(_median(inner), 3)})
     return out
 
 

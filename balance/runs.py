@@ -809,16 +809,17 @@ def _count_games(n: int) -> None:
         c.value += n
 
 
-def _worker_chunk(run_dir: str, idx: int, start: int, count: int) -> tuple[int, str, int, float, float]:
+def _worker_chunk(run_dir: str, idx: int, start: int, count: int) -> tuple[int, str, int, float, float, float]:
     t = time.perf_counter()
     tick = _count_games if _WORKER.get("counter") is not None else None
     recs = sliced_chunk(_WORKER["prep"], start, count, tick, _WORKER.setdefault("pace", {}))
+    kernel = time.perf_counter() - t
     # staged outside records/: the run's process moves it there when it takes the result (take_staged_chunk),
     # and fsyncs it before a manifest lists it (a worker waiting ~20 ms on the disk per chunk would idle its core)
     digest = write_chunk(staged_chunk_path(Path(run_dir), idx), recs, _WORKER["prep"].records_meta(recs.dtype),
                          sync=False)
     warm = _WORKER.pop("warm", 0.0)  # reported once per worker
-    return idx, digest, len(recs), time.perf_counter() - t, warm
+    return idx, digest, len(recs), time.perf_counter() - t, warm, kernel
 
 
 # ----------------------------------------------------------------------------- compiling the kernels
@@ -1275,11 +1276,13 @@ def _run_locked(run_dir: Path, spec, resume, workers, progress, log, executor, s
                 last["at"] = time.perf_counter()
                 last["cost"] = last["at"] - now
 
-        def finished(idx, digest, rows, secs, warm=0.0, counted=False, synced=True):
+        def finished(idx, digest, rows, secs, warm=0.0, kernel=None, counted=False, synced=True):
             man["chunks"][str(idx)] = {"games": rows, "sha256": digest, "seconds": round(secs, 4)}
             if not synced:
                 unsynced.append(chunk_path(run_dir, idx))
             man["timing"]["cpu_seconds"] = round(man["timing"].get("cpu_seconds", 0.0) + secs, 4)
+            if kernel is not None:  # the chunks' simulation alone (cpu_seconds also counts their writing)
+                man["timing"]["kernel_seconds"] = round(man["timing"].get("kernel_seconds", 0.0) + kernel, 4)
             man["timing"]["compile_load_seconds"] = round(max(man["timing"].get("compile_load_seconds", 0.0), warm), 3)
             save()
             if progress and not counted:  # counted: the progress was reported within the chunk
@@ -1337,7 +1340,7 @@ def _run_here(run_dir: Path, prep: Prepared, todo, finished, progress, warm: flo
             idx, fut, rows, secs = pending
             pending = None
             digest, wsecs = fut.result()
-            finished(idx, digest, rows, secs + wsecs, warm, counted=True)
+            finished(idx, digest, rows, secs + wsecs, warm, kernel=secs, counted=True)
 
     writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="balance-writer")
     # the simulation thread takes the GIL back after each kernel call; at Python's default 5 ms switch interval

@@ -83,7 +83,14 @@ def test_bench_end_to_end(capsys, tmp_path):
         ratios = [w["games"] / wall / k for wall, k in zip(w["walls"], kernels)]
         assert w["ratios_to_kernel_same_games"] == pytest.approx(ratios, rel=1e-2)
         assert w["ratio_to_kernel_same_games"] == pytest.approx(sorted(ratios)[1], rel=1e-2)
-    assert "end to end, 1 worker" in out and "on the same games" in out
+        # the kernel's rate inside each run (its manifest's kernel_seconds), and the run's ratio to it
+        inside = w["kernels_in_run"]
+        assert len(inside) == 3 and w["kernel_in_run_games_per_s"] == sorted(inside)[1]
+        assert all(0.2 * r["games_per_cpu_s"] < k < 5 * r["games_per_cpu_s"] for k in inside)
+        inner = sorted(w["games"] / wall / k for wall, k in zip(w["walls"], inside))
+        assert w["ratio_to_kernel_in_run"] == pytest.approx(inner[1], rel=1e-2)
+        assert w["ratio_to_kernel_in_run"] < w["workers"]  # a run costs more than its games
+    assert "end to end, 1 worker" in out and "on the same games" in out and "inside the runs" in out
     for args in (("games",), ("validate", "colosseum"), ("simulate", "colosseum", "--games", 100)):
         code, _, err = cli(capsys, *args, "--json", tmp_path)  # a folder where a file is wanted
         assert_one_line_error(code, err, "--json")

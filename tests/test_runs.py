@@ -70,6 +70,8 @@ def test_records_identical_for_any_worker_count_and_chunk_size(game, tmp_path):
         man = run(d, RunSpec(game=game, games=games, seed=11, chunk_size=chunk), workers=workers)
         assert man["n_chunks"] == -(-games // chunk)
         assert man["timing"]["workers"] == workers
+        # the chunks' simulation alone, within the seconds they took with their writing
+        assert 0 < man["timing"]["kernel_seconds"] < man["timing"]["cpu_seconds"]
         f = run_frame(d)
         assert f.schema == ref.schema
         assert f.equals(ref), (workers, chunk)
