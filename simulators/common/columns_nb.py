@@ -16,42 +16,13 @@ _BLOCK = 2048  # rows per block (2048 x 256-byte rose-duel rows = 512 KB: in L2)
 
 
 @njit(cache=True, nogil=True)
-def transpose_nb(src, offsets, sizes, dst, dst_offsets):
-    """Field ``f`` (``sizes[f]`` bytes at byte ``offsets[f]`` of each row of ``src``, an (n, itemsize) uint8 view)
-    into ``dst[dst_offsets[f]:dst_offsets[f] + n * sizes[f]]`` (little-endian bytes, row order)."""
-    n = src.shape[0]
-    for b0 in range(0, n, _BLOCK):
-        b1 = min(n, b0 + _BLOCK)
-        for f in range(offsets.size):
-            o = offsets[f]
-            sz = sizes[f]
-            d = dst_offsets[f]
-            if sz == 1:
-                for i in range(b0, b1):
-                    dst[d + i] = src[i, o]
-            elif sz == 2:
-                for i in range(b0, b1):
-                    dst[d + 2 * i] = src[i, o]
-                    dst[d + 2 * i + 1] = src[i, o + 1]
-            elif sz == 4:
-                for i in range(b0, b1):
-                    for k in range(4):
-                        dst[d + 4 * i + k] = src[i, o + k]
-            elif sz == 8:
-                for i in range(b0, b1):
-                    for k in range(8):
-                        dst[d + 8 * i + k] = src[i, o + k]
-            else:
-                for i in range(b0, b1):
-                    for k in range(sz):
-                        dst[d + sz * i + k] = src[i, o + k]
+def transpose_nb(s1, s2, s4, s8, offsets, sizes, d1, d2, d4, d8, dst_offsets, words):
+    """Field ``f`` (``sizes[f]`` bytes at byte ``offsets[f]`` of each row of ``s1``, an (n, itemsize) uint8 view)
+    into ``d1[dst_offsets[f]:dst_offsets[f] + n * sizes[f]]`` (little-endian bytes, row order).
 
-
-@njit(cache=True, nogil=True)
-def transpose_words_nb(s1, s2, s4, s8, offsets, sizes, d1, d2, d4, d8, dst_offsets):
-    """:func:`transpose_nb` with the rows also viewed as 2-, 4- and 8-byte words (``s2``, ``s4``, ``s8``; the
-    output likewise, ``d2``...): a field of 2, 4 or 8 bytes at an offset that is a multiple of its size is copied
-    as one word, any other byte by byte. Needs a row size that is a multiple of 8."""
+    ``words``: the rows are also viewed as 2-, 4- and 8-byte words (``s2``, ``s4``, ``s8``; the output likewise,
+    ``d2``...), and a field of 2, 4 or 8 bytes at an offset that is a multiple of its size is copied as one word;
+    any other byte by byte (without ``words`` every field: the word views are then not read)."""
     n = s1.shape[0]
     for b0 in range(0, n, _BLOCK):
         b1 = min(n, b0 + _BLOCK)
@@ -62,13 +33,13 @@ def transpose_words_nb(s1, s2, s4, s8, offsets, sizes, d1, d2, d4, d8, dst_offse
             if sz == 1:
                 for i in range(b0, b1):
                     d1[d + i] = s1[i, o]
-            elif sz == 2 and o % 2 == 0:
+            elif words and sz == 2 and o % 2 == 0:
                 for i in range(b0, b1):
                     d2[d // 2 + i] = s2[i, o // 2]
-            elif sz == 4 and o % 4 == 0:
+            elif words and sz == 4 and o % 4 == 0:
                 for i in range(b0, b1):
                     d4[d // 4 + i] = s4[i, o // 4]
-            elif sz == 8 and o % 8 == 0:
+            elif words and sz == 8 and o % 8 == 0:
                 for i in range(b0, b1):
                     d8[d // 8 + i] = s8[i, o // 8]
             else:
@@ -101,11 +72,10 @@ def to_columns(records: np.ndarray) -> dict[str, np.ndarray]:
     if n:
         rows = np.ascontiguousarray(records).view(np.uint8).reshape(n, dtype.itemsize)
         width = dtype.itemsize
-        if width % 8 == 0:
-            words = [rows.view(t).reshape(n, width // np.dtype(t).itemsize) for t in (np.uint16, np.uint32, np.uint64)]
-            transpose_words_nb(rows, *words, offsets, sizes, out, out.view(np.uint16), out.view(np.uint32),
-                               out.view(np.uint64), dst_offsets)
-        else:
-            transpose_nb(rows, offsets, sizes, out, dst_offsets)
+        words = width % 8 == 0  # else the rows have no word views (1 x 1 stand-ins, never read)
+        views = [rows.view(t).reshape(n, width // np.dtype(t).itemsize) if words else np.zeros((1, 1), t)
+                 for t in (np.uint16, np.uint32, np.uint64)]
+        transpose_nb(rows, *views, offsets, sizes, out, out.view(np.uint16), out.view(np.uint32),
+                     out.view(np.uint64), dst_offsets, words)
     return {name: out[int(dst_offsets[k]):int(dst_offsets[k]) + int(sizes[k]) * n].view(dtype[name])
             for k, name in enumerate(dtype.names)}
