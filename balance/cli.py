@@ -6,6 +6,7 @@ import os
 import platform
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -691,7 +692,7 @@ def _bench_end_to_end(game: str, name: str, kernel_rate: float, seconds: float, 
     import subprocess
     import tempfile
 
-    games = max(20, int(kernel_rate * seconds))  # a search strategy's 6 s are a few hundred games
+    games = _e2e_games(kernel_rate, seconds, lambda n: _kernel_rate_on(game, name, n, options, plugins))
     exe = Path(sys.executable).parent / "balance"
     cmd = [str(exe) if exe.exists() else sys.executable, *([] if exe.exists() else ["-m", "balance.cli"])]
     counts = [1, 2] if (os.cpu_count() or 1) >= 2 else [1]
@@ -735,6 +736,20 @@ def _bench_end_to_end(game: str, name: str, kernel_rate: float, seconds: float, 
                     "kernels_in_run": [round(k, 1) for k in inside[workers]],
                     "ratio_to_kernel_in_run": round(_median(inner), 3)})
     return out
+
+
+E2E_PROBE_BELOW = 1000  # games: a run sized to fewer is re-sized from the kernel's rate on a third of them
+
+
+def _e2e_games(kernel_rate: float, seconds: float, rate_on: Callable[[int], float]) -> int:
+    """Games for about ``seconds`` of kernel work. Few, slow games (a search strategy's 6 s are a few hundred) are
+    sized again from ``rate_on(n)``, the kernel's rate on the run's first ``n`` of them (a third): the best of the
+    bench's few small samples can be off by a third and leave the run short (the rose duel's ismcts: 28 games
+    instead of about 40)."""
+    games = max(20, int(kernel_rate * seconds))
+    if games < E2E_PROBE_BELOW:
+        games = max(20, int(rate_on(max(10, games // 3)) * seconds))
+    return games
 
 
 def _median(xs: list[float]) -> float:

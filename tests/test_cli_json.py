@@ -63,6 +63,23 @@ def test_bench_playouts(capsys, tmp_path):
     assert_one_line_error(code, err, "--playouts", "no search strategy")
 
 
+def test_end_to_end_run_size():
+    """About ``seconds`` of kernel work; a run of few, slow games is sized again from the kernel's rate on a third
+    of them (the best of a few small samples can be a third off)."""
+    from balance.cli import E2E_PROBE_BELOW, _e2e_games
+
+    asked = []
+
+    def rate_on(n):
+        asked.append(n)
+        return 7.0
+
+    assert _e2e_games(2e6, 6.0, rate_on) == 12_000_000 and asked == []  # many games: no second look
+    assert _e2e_games(5.0, 6.0, rate_on) == 42 and asked == [10]  # 30 games by the samples, 42 by their own rate
+    assert _e2e_games(100.0, 6.0, rate_on) == 42 and asked[-1] == 200  # a third of the 600
+    assert _e2e_games(float(E2E_PROBE_BELOW), 1.0, rate_on) == E2E_PROBE_BELOW and len(asked) == 2
+
+
 def test_bench_end_to_end(capsys, tmp_path):
     """Whole `balance simulate` processes beside the kernel rate: their games, wall time and ratio."""
     code, out, err = cli(capsys, "bench", "colosseum", "--strategy", "random", "--reps", 1, "--games", 2000,
