@@ -891,10 +891,11 @@ class ChunkPlan:
     def __init__(self, games: int, chunk_size: int, tail: int = 0):
         self.games, self.chunk_size = int(games), int(chunk_size)
         tail = max(0, int(tail))
-        uniform = -(-self.games // self.chunk_size)
-        # full-size chunks before the taper
-        self.head = max(0, self.games - tail * self.chunk_size) // self.chunk_size if tail else uniform
-        self.small = -(-self.chunk_size // TAPER_SPLIT) if tail else self.chunk_size
+        if tail:  # full-size chunks before the taper, then chunks of a TAPER_SPLIT-th
+            self.head = max(0, self.games - tail * self.chunk_size) // self.chunk_size
+            self.small = -(-self.chunk_size // TAPER_SPLIT)
+        else:
+            self.head, self.small = -(-self.games // self.chunk_size), self.chunk_size
         self.n = self.head + -(-(self.games - self.head * self.chunk_size) // self.small)
 
     def __len__(self) -> int:
@@ -1442,9 +1443,10 @@ def _identity(prep: Prepared) -> dict:
 
 
 def _dask_chunk(spec_dict: dict, start: int, count: int, expect: dict | None = None, rotation: int | None = None,
-                data: dict | None = None) -> tuple[bytes, int, float, float]:
+                data: dict | None = None) -> tuple[bytes, int, float, float, float]:
     """On a dask worker: simulate one chunk and return it encoded (parquet bytes), its rows, the seconds
-    it took and the kernels' compile/load seconds (non-zero once per worker process and spec).
+    it took, the kernels' compile/load seconds (non-zero once per worker process and spec) and the seconds of
+    its simulation alone.
 
     The prepared game is kept per worker process (keyed by the spec), so the Numba cache is loaded once
     per worker, not once per chunk. ``expect`` (the client's :func:`_identity`) is checked once: a worker
@@ -1473,8 +1475,9 @@ def _dask_chunk(spec_dict: dict, start: int, count: int, expect: dict | None = N
         _DASK_PREPARED[key] = prep
     t = time.perf_counter()
     recs = prep.chunk(start, count)  # no reused buffer: a dask worker may run several chunks at once
+    kernel = time.perf_counter() - t
     data = encode_chunk(recs, prep.records_meta(recs.dtype))
-    return data, len(recs), time.perf_counter() - t, warm
+    return data, len(recs), time.perf_counter() - t, warm, kernel
 
 
 def _dask_client(workers: int, scheduler: str | None):
@@ -1549,7 +1552,7 @@ def _run_dask(run_dir: Path, spec: RunSpec, todo, dask, finished, expect: dict |
         for f in running:
             idx = next(i for i, g in futures.items() if g is f)
             try:
-                data, rows, secs, warm = f.result()
+                data, rows, secs, warm, kernel = f.result()
             except Exception as e:  # a worker's exception: most often the toolkit missing or different there
                 why = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}".rstrip(": ")
                 raise RunError(f"a dask worker failed on chunk {idx} ({why}); every worker needs this toolkit "
@@ -1559,7 +1562,7 @@ def _run_dask(run_dir: Path, spec: RunSpec, todo, dask, finished, expect: dict |
             f.release()
             digest = write_chunk_bytes(chunk_path(run_dir, idx), data)
             del data
-            finished(idx, digest, rows, secs, warm)
+            finished(idx, digest, rows, secs, warm, kernel)
             top_up()
         return slots["n"]
     finally:

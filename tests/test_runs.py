@@ -138,6 +138,7 @@ def test_dask_cluster_gives_the_local_records(game, tmp_path, dask_cluster):
     d = tmp_path / "dask"
     man = run(d, spec, executor="dask", scheduler=dask_cluster.scheduler_address)
     assert man["timing"]["executor"] == "dask" and man["timing"]["workers"] == 2
+    assert 0 < man["timing"]["kernel_seconds"] < man["timing"]["cpu_seconds"]
     assert man["n_chunks"] == len(man["chunks"]) == 6
     for k, info in man["chunks"].items():
         assert runs.sha256_file(runs.chunk_path(d, int(k))) == info["sha256"]
@@ -220,7 +221,8 @@ def test_a_worker_with_other_data_or_kernels_refuses_to_compute(monkeypatch):
     prep = Prepared(RunSpec(game="colosseum", games=1).normalised())
     expect = runs._identity(prep)
     monkeypatch.setattr(runs, "_DASK_PREPARED", {})
-    data, rows, _, _ = runs._dask_chunk(asdict(prep.spec), 0, 5, expect)
+    data, rows, secs, _, kernel = runs._dask_chunk(asdict(prep.spec), 0, 5, expect)
+    assert 0 < kernel < secs  # the simulation alone, within the chunk's seconds with its encoding
     assert rows == 5 and data[:4] == b"PAR1"
     for field, change in (("data", lambda e: e["data"].update({"rules.toml": "0" * 64})),
                           ("kernels", lambda e: e.update(kernels="0" * 64))):
