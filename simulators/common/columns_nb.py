@@ -16,6 +16,13 @@ _BLOCK = 2048  # rows per block (2048 x 256-byte rose-duel rows = 512 KB: in L2)
 
 
 @njit(cache=True, nogil=True)
+def _strided_nb(dst, src, d, o, w, i0, i1):
+    """``dst[d + i] = src[i * w + o]`` for rows ``i0 <= i < i1``: one field of a block of rows (all unsigned)."""
+    for i in range(i0, i1):
+        dst[d + i] = src[i * w + o]
+
+
+@njit(cache=True, nogil=True)
 def transpose_nb(s1, s2, s4, s8, offsets, sizes, d1, d2, d4, d8, dst_offsets, words):
     """Field ``f`` (``sizes[f]`` bytes at byte ``offsets[f]`` of each row of ``s1``, an (n, itemsize) uint8 view)
     into ``d1[dst_offsets[f]:dst_offsets[f] + n * sizes[f]]`` (little-endian bytes, row order).
@@ -25,31 +32,24 @@ def transpose_nb(s1, s2, s4, s8, offsets, sizes, d1, d2, d4, d8, dst_offsets, wo
     any other byte by byte (without ``words`` every field: the word views are then not read).
 
     The rows are read through flat views with unsigned indices: numba wraps a signed index that may be negative
-    (a compare and a select for every load and store), and that kept LLVM from a tight loop. On the AMD host:
-    Colosseum's chunk 2.5 -> 1.35 ms, Blade Rondo's 1.9 -> 1.1, the rose duel's 2.6 -> 2.1."""
+    (a compare and a select for every load and store), which kept LLVM from a tight loop and made this pass
+    slower than numpy's field-by-field copy (docs/performance.md)."""
     n = s1.shape[0]
     w = uint64(s1.shape[1])
     f1, f2, f4, f8 = s1.ravel(), s2.ravel(), s4.ravel(), s8.ravel()
-    w2, w4, w8 = w // uint64(2), w // uint64(4), w // uint64(8)
+    two, four, eight = uint64(2), uint64(4), uint64(8)
     for b0 in range(0, n, _BLOCK):
         i0, i1 = uint64(b0), uint64(min(n, b0 + _BLOCK))
         for f in range(offsets.size):
             o, sz, d = uint64(offsets[f]), uint64(sizes[f]), uint64(dst_offsets[f])
             if sz == 1:
-                for i in range(i0, i1):
-                    d1[d + i] = f1[i * w + o]
-            elif words and sz == 2 and o % uint64(2) == 0:
-                o, d = o // uint64(2), d // uint64(2)
-                for i in range(i0, i1):
-                    d2[d + i] = f2[i * w2 + o]
-            elif words and sz == 4 and o % uint64(4) == 0:
-                o, d = o // uint64(4), d // uint64(4)
-                for i in range(i0, i1):
-                    d4[d + i] = f4[i * w4 + o]
-            elif words and sz == 8 and o % uint64(8) == 0:
-                o, d = o // uint64(8), d // uint64(8)
-                for i in range(i0, i1):
-                    d8[d + i] = f8[i * w8 + o]
+                _strided_nb(d1, f1, d, o, w, i0, i1)
+            elif words and sz == 2 and o % two == 0:
+                _strided_nb(d2, f2, d // two, o // two, w // two, i0, i1)
+            elif words and sz == 4 and o % four == 0:
+                _strided_nb(d4, f4, d // four, o // four, w // four, i0, i1)
+            elif words and sz == 8 and o % eight == 0:
+                _strided_nb(d8, f8, d // eight, o // eight, w // eight, i0, i1)
             else:
                 for i in range(i0, i1):
                     for k in range(sz):
