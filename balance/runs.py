@@ -1325,23 +1325,26 @@ def _run_here(run_dir: Path, prep: Prepared, todo, finished, progress, warm: flo
     a free core a run of one worker costs about its games alone. Chunks alternate between two record buffers
     (``Prepared.chunk`` keys 0 and 1): chunk ``k + 1`` is simulated into one while chunk ``k`` is read from the
     other, and chunk ``k`` is written (and listed by ``finished``, in order) before chunk ``k + 2`` reuses its
-    buffer. On an error or Ctrl-C the chunk being written is finished first: nothing computed is lost."""
+    buffer. On an error or Ctrl-C the chunk being written is finished first: nothing computed is lost.
+
+    The writer thread also lists each chunk (``finished``: the manifest's rewrites, at most a 21st of the time):
+    in the simulating thread they took 3.5% of a Colosseum random run (0.24 s of 7). The simulating thread
+    never touches the manifest while the writer works, and waits for the writer before it returns."""
     from concurrent.futures import ThreadPoolExecutor
 
     pace: dict = {}
-    pending = None  # (idx, future of (digest, seconds), rows, simulation seconds) of the chunk being written
+    pending = None  # the future of the chunk being written and listed
 
-    def write(path: Path, recs: np.ndarray) -> tuple[str, float]:
+    def write(idx: int, recs: np.ndarray, secs: float) -> None:
         t = time.perf_counter()
-        return write_chunk(path, recs, prep.records_meta(recs.dtype)), time.perf_counter() - t
+        digest = write_chunk(chunk_path(run_dir, idx), recs, prep.records_meta(recs.dtype))
+        finished(idx, digest, len(recs), secs + time.perf_counter() - t, warm, kernel=secs, counted=True)
 
     def settle() -> None:
         nonlocal pending
         if pending is not None:
-            idx, fut, rows, secs = pending
-            pending = None
-            digest, wsecs = fut.result()
-            finished(idx, digest, rows, secs + wsecs, warm, kernel=secs, counted=True)
+            fut, pending = pending, None
+            fut.result()
 
     writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="balance-writer")
     # the simulation thread takes the GIL back after each kernel call; at Python's default 5 ms switch interval
@@ -1361,7 +1364,7 @@ def _run_here(run_dir: Path, prep: Prepared, todo, finished, progress, warm: flo
                 recs = sliced_chunk(prep, start, count, tick, pace, reuse=k % 2)
                 secs = time.perf_counter() - t
                 settle()  # chunk k - 1: written while chunk k was simulated; its buffer is free again
-                pending = (idx, writer.submit(write, chunk_path(run_dir, idx), recs), len(recs), secs)
+                pending = writer.submit(write, idx, recs, secs)
             settle()
     finally:
         try:
