@@ -743,10 +743,9 @@ E2E_PROBE_BELOW = 1000  # games: a run sized to fewer is re-sized from the kerne
 
 def _e2e_games(kernel_rate: float, seconds: float, rate_on: Callable[[int], float]) -> int:
     """Games for about ``seconds`` of kernel work. Few, slow games (a search strategy's 6 s are a few hundred) are
-    sized again from ``rate_on(n)``, the kernel's rate on the first ``n`` games of the run so sized: the best of
-    the bench's few small samples can be off by a third and leave the run short (the rose duel's ismcts: 28 games
-    instead of about 40). All of them, not a third: that one's games differ so much in length that its rate on
-    its first 10 gave 30 games where its 30 ran at 8 a second."""
+    sized again from ``rate_on(n)``, the kernel's rate on all ``n`` games of the run so sized: the best of the
+    bench's few small samples can be off by a third, and a search strategy's games differ so much in length that
+    a part of them is no better (the rose duel's ismcts: 5 games a second on its first 10, 8 on its first 30)."""
     games = max(20, int(kernel_rate * seconds))
     if games < E2E_PROBE_BELOW:
         games = max(20, int(rate_on(max(10, games)) * seconds))

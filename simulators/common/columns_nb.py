@@ -2,9 +2,10 @@
 
 A run's chunk file is columnar (parquet), so its records are turned from rows into columns before they are
 encoded. numpy does that one field at a time: a strided gather per field, which re-reads the whole chunk for
-every field. With the rose duel's 93 fields of a 256-byte row that costs about a third of a random game. Here
-the rows are read once, a block of rows at a time, each field copied into its column while the block is in
-cache. It runs without the GIL, so a run's writer thread does it while the next chunk is simulated. Rows whose
+every field: where the chunk does not fit in the cache (the Xeon's), about a third of a rose-duel random game
+for its 93 fields of a 256-byte row. Here the rows are read once, a block of rows at a time, each field copied
+into its column while the block is in cache (on a host whose L3 holds the whole chunk, still 15-45% faster than
+numpy). It runs without the GIL, so a run's writer thread does it while the next chunk is simulated. Rows whose
 size is a multiple of 8 (every game's: ``align=True`` and an int64 ``game``) are also read as 2-, 4- and 8-byte
 words, a field aligned to its size in one load: 40-45% less time than byte by byte for Blade Rondo's and the rose
 duel's rows, 20% for Colosseum's (docs/performance.md).
